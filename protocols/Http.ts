@@ -1,0 +1,33 @@
+/**
+ * The one HTTP server: the REST API (HttpApi), health, the OpenAPI document
+ * and its docs page, behind the gateway middleware.
+ */
+import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Api } from "../schema/Api.js"
+import { AppConfig } from "../src/Config.js"
+import { HealthRoutes } from "./Health.js"
+import { AdminLive } from "./rest/Admin.js"
+import { AdminAuthLive, AuthenticatedLive } from "./rest/Auth.js"
+import { gatewayMiddleware } from "./rest/Gateway.js"
+import { MessagesLive } from "./rest/Messages.js"
+import { ThreadsLive } from "./rest/Threads.js"
+
+export const OPENAPI_PATH = "/v1/openapi.json"
+
+const ApiRoutes = HttpLayerRouter.addHttpApi(Api, { openapiPath: OPENAPI_PATH }).pipe(
+  Layer.provide([ThreadsLive, MessagesLive, AdminLive]),
+  Layer.provide([AuthenticatedLive, AdminAuthLive])
+)
+
+const Docs = HttpApiScalar.layerHttpLayerRouter({ api: Api, path: "/docs" })
+
+export const RoutesLive = Layer.unwrapEffect(
+  Effect.map(AppConfig.maxBodyBytes, (maxBodyBytes) =>
+    Layer.mergeAll(ApiRoutes, HealthRoutes, Docs, gatewayMiddleware(maxBodyBytes))
+  )
+)
+
+export const HttpLive = HttpLayerRouter.serve(RoutesLive)

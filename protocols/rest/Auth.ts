@@ -1,0 +1,88 @@
+import { timingSafeEqual } from "node:crypto"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { AdminAuth, Authenticated, type CallerShape } from "../../schema/Api/Security.js"
+import { invalid, NotFound, Unauthorized } from "../../schema/Errors.js"
+import { Limits } from "../../schema/Limits.js"
+import { parseSdkHeader } from "../../schema/SdkHeader.js"
+import { ApiKeys } from "../../src/auth/ApiKeys.js"
+import { AppConfig } from "../../src/Config.js"
+import { SdkClients } from "../../src/SdkClients.js"
+
+const unauthorized = (message: string) => Effect.fail(new Unauthorized({ message }))
+
+/**
+ * The bearer credential of the request. HttpApiSecurity.bearer slices the header
+ * whatever its scheme and hands "" when it is missing, so it is read here.
+ */
+export const bearerOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  const header = request.headers.authorization
+  if (header === undefined || header.length < 8 || header.slice(0, 7).toLowerCase() !== "bearer ") return undefined
+  const token = header.slice(7).trim()
+  return token === "" ? undefined : token
+}
+
+const identityHeader = (request: HttpServerRequest.HttpServerRequest, name: "svc-user-id" | "svc-workspace-id") => {
+  const value = request.headers[name]?.trim()
+  const label = name === "svc-user-id" ? "Svc-User-Id" : "Svc-Workspace-Id"
+  if (value === undefined || value === "") return Effect.fail(invalid(`${label} header is required`, label))
+  if (value.length > Limits.identityHeaderMaxLength) {
+    return Effect.fail(invalid(`${label} is longer than ${Limits.identityHeaderMaxLength} characters`, label))
+  }
+  return Effect.succeed(value)
+}
+
+export const AuthenticatedLive = Layer.effect(
+  Authenticated,
+  Effect.gen(function* () {
+    const keys = yield* ApiKeys
+    const sdkClients = yield* SdkClients
+    return {
+      bearer: () =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const token = bearerOf(request)
+          if (token === undefined) return yield* unauthorized("missing bearer credential")
+          const key = yield* keys.verify(token)
+          if (key === undefined) return yield* unauthorized("invalid, expired or revoked API key")
+          const sdk = parseSdkHeader(request.headers["svc-sdk"])
+          if (sdk._tag === "TooManyTokens") {
+            return yield* Effect.fail(
+              invalid(`Svc-Sdk has ${sdk.count} tokens; at most ${Limits.sdkHeader.maxTokens}`, "Svc-Sdk")
+            )
+          }
+          const userId = yield* identityHeader(request, "svc-user-id")
+          const workspaceId = yield* identityHeader(request, "svc-workspace-id")
+          yield* sdkClients.record(key.projectId, sdk.identities)
+          const caller: CallerShape = { projectId: key.projectId, userId, workspaceId, mode: "api_key" }
+          return caller
+        })
+    }
+  })
+)
+
+const sameSecret = (given: string, expected: string): boolean => {
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+export const AdminAuthLive = Layer.effect(
+  AdminAuth,
+  Effect.gen(function* () {
+    const adminToken = yield* AppConfig.adminToken
+    return {
+      bearer: () =>
+        Effect.gen(function* () {
+          if (Option.isNone(adminToken)) return yield* Effect.fail(new NotFound({ message: "not found" }))
+          const token = bearerOf(yield* HttpServerRequest.HttpServerRequest)
+          if (token === undefined || !sameSecret(token, Redacted.value(adminToken.value))) {
+            return yield* unauthorized("invalid admin token")
+          }
+        })
+    }
+  })
+)

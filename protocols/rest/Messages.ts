@@ -1,0 +1,54 @@
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Effect from "effect/Effect"
+import { Caller } from "../../schema/Api/Security.js"
+import { Api } from "../../schema/Api.js"
+import { Messages } from "../../src/Messages.js"
+import type { MessageRow } from "../../src/storage/MessagesRepo.js"
+
+/**
+ * A page of messages written straight from the rows: content arrives from the
+ * database as JSON text and is spliced in, not parsed and re-serialized. The
+ * shape is the MessageList schema's (the tests decode it with that schema).
+ */
+const messagePage = (rows: ReadonlyArray<MessageRow>): HttpServerResponse.HttpServerResponse => {
+  let body = '{"messages":['
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as MessageRow
+    if (i > 0) body += ","
+    body +=
+      `{"id":${JSON.stringify(row.id)},"parent_id":${JSON.stringify(row.parent_id)},"height":${row.height},` +
+      `"created_at":"${row.created_at.toISOString()}","updated_at":"${row.updated_at.toISOString()}",` +
+      `"format":${JSON.stringify(row.format)},"content":${row.content}}`
+  }
+  body += "]}"
+  return HttpServerResponse.text(body, { contentType: "application/json" })
+}
+
+export const MessagesLive = HttpApiBuilder.group(Api, "messages", (handlers) =>
+  Effect.gen(function* () {
+    const messages = yield* Messages
+    return handlers
+      .handle("list", ({ path, urlParams }) =>
+        Effect.flatMap(Caller, (caller) => messages.list(caller, path.thread_id, urlParams)).pipe(
+          Effect.map(messagePage)
+        )
+      )
+      .handle("create", ({ path, payload }) =>
+        Effect.flatMap(Caller, (caller) => messages.create(caller, path.thread_id, payload)).pipe(
+          Effect.map((message_id) => ({ message_id }))
+        )
+      )
+      .handle("deleteMany", ({ path, payload }) =>
+        Effect.flatMap(Caller, (caller) => messages.removeMany(caller, path.thread_id, payload.message_ids)).pipe(
+          Effect.map((deleted) => ({ deleted }))
+        )
+      )
+      .handle("update", ({ path, payload }) =>
+        Effect.flatMap(Caller, (caller) => messages.update(caller, path.thread_id, path.message_id, payload.content))
+      )
+      .handle("feedback", ({ path, payload }) =>
+        Effect.flatMap(Caller, (caller) => messages.giveFeedback(caller, path.thread_id, path.message_id, payload))
+      )
+  })
+)

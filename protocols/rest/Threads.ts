@@ -1,0 +1,27 @@
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as Effect from "effect/Effect"
+import { Caller } from "../../schema/Api/Security.js"
+import { Api } from "../../schema/Api.js"
+import { Threads } from "../../src/Threads.js"
+
+export const ThreadsLive = HttpApiBuilder.group(Api, "threads", (handlers) =>
+  Effect.gen(function* () {
+    const threads = yield* Threads
+    return handlers
+      .handle("list", ({ urlParams }) =>
+        Effect.flatMap(Caller, (caller) => threads.list(caller, urlParams)).pipe(
+          Effect.map((list) => ({ threads: list }))
+        )
+      )
+      .handle("get", ({ path }) => Effect.flatMap(Caller, (caller) => threads.get(caller, path.thread_id)))
+      .handle("create", ({ payload }) =>
+        Effect.flatMap(Caller, (caller) => threads.create(caller, payload)).pipe(
+          Effect.map((thread_id) => ({ thread_id }))
+        )
+      )
+      .handle("update", ({ path, payload }) =>
+        Effect.flatMap(Caller, (caller) => threads.update(caller, path.thread_id, payload))
+      )
+      .handle("delete", ({ path }) => Effect.flatMap(Caller, (caller) => threads.remove(caller, path.thread_id)))
+  })
+)

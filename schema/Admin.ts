@@ -1,0 +1,60 @@
+import * as Schema from "effect/Schema"
+import { Id, Timestamp } from "./Common.js"
+import { Limits } from "./Limits.js"
+
+export const CreateProject = Schema.Struct({
+  name: Schema.String.pipe(
+    Schema.trimmed({ message: () => "name must not start or end with spaces" }),
+    Schema.minLength(1, { message: () => "name must not be empty" }),
+    Schema.maxLength(Limits.project.nameMaxLength)
+  )
+})
+
+export const ProjectCreated = Schema.Struct({ project_id: Id, api_key: Schema.String })
+
+export const Plan = Schema.Literal("hobby", "pro", "startup", "enterprise")
+
+export const Project = Schema.Struct({
+  project_id: Id,
+  name: Schema.String,
+  plan: Plan,
+  created_at: Timestamp
+})
+export const ProjectList = Schema.Struct({ projects: Schema.Array(Project) })
+
+/** never (null or absent), or one of the presets of spec part 8. */
+export const ExpiresInDays = Schema.NullOr(Schema.Literal(...Limits.apiKey.expiryPresetsDays))
+
+export const CreateApiKey = Schema.Struct({
+  name: Schema.optional(Schema.String.pipe(Schema.maxLength(Limits.project.nameMaxLength))),
+  expires_in_days: Schema.optional(ExpiresInDays)
+})
+export type CreateApiKey = typeof CreateApiKey.Type
+
+export const ApiKeyCreated = Schema.Struct({
+  key_id: Id,
+  api_key: Schema.String,
+  prefix: Schema.String,
+  expires_at: Schema.NullOr(Timestamp)
+})
+
+export const ApiKeyInfo = Schema.Struct({
+  key_id: Id,
+  name: Schema.NullOr(Schema.String),
+  prefix: Schema.String,
+  created_at: Timestamp,
+  expires_at: Schema.NullOr(Timestamp),
+  revoked_at: Schema.NullOr(Timestamp)
+})
+export const ApiKeyList = Schema.Struct({ api_keys: Schema.Array(ApiKeyInfo) })
+
+export const SdkClient = Schema.Struct({
+  name: Schema.String,
+  version: Schema.String,
+  first_seen_at: Timestamp,
+  last_seen_at: Timestamp
+})
+export const SdkClientList = Schema.Struct({ clients: Schema.Array(SdkClient) })
+
+export const ProjectPath = Schema.Struct({ project_id: Schema.String })
+export const ApiKeyPath = Schema.Struct({ project_id: Schema.String, key_id: Schema.String })

@@ -1,0 +1,18 @@
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { AdminGroup } from "./Api/Admin.js"
+import { MessagesGroup } from "./Api/Messages.js"
+import { ThreadsGroup } from "./Api/Threads.js"
+import { Internal, InvalidRequest, PayloadTooLarge, Unauthorized } from "./Errors.js"
+
+export class Api extends HttpApi.make("svc")
+  .add(ThreadsGroup)
+  .add(MessagesGroup)
+  .add(AdminGroup)
+  .addError(InvalidRequest)
+  .addError(Unauthorized)
+  .addError(PayloadTooLarge)
+  .addError(Internal)
+  .prefix("/v1")
+  .annotate(OpenApi.Title, "Svc conversation gateway")
+  .annotate(OpenApi.Version, "1") {}

@@ -1,0 +1,53 @@
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
+import {
+  ApiKeyCreated,
+  ApiKeyList,
+  ApiKeyPath,
+  CreateApiKey,
+  CreateProject,
+  ProjectCreated,
+  ProjectList,
+  ProjectPath,
+  SdkClientList
+} from "../Admin.js"
+import { NotFound } from "../Errors.js"
+import { AdminAuth } from "./Security.js"
+
+export class AdminGroup extends HttpApiGroup.make("admin")
+  .add(
+    HttpApiEndpoint.post("createProject", "/projects")
+      .setPayload(CreateProject)
+      .addSuccess(ProjectCreated, { status: 201 })
+  )
+  .add(HttpApiEndpoint.get("listProjects", "/projects").addSuccess(ProjectList))
+  .add(
+    HttpApiEndpoint.post("createApiKey", "/projects/:project_id/api-keys")
+      .setPath(ProjectPath)
+      .setPayload(CreateApiKey)
+      .addSuccess(ApiKeyCreated, { status: 201 })
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("listApiKeys", "/projects/:project_id/api-keys")
+      .setPath(ProjectPath)
+      .addSuccess(ApiKeyList)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.del("revokeApiKey", "/projects/:project_id/api-keys/:key_id")
+      .setPath(ApiKeyPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("listSdkClients", "/projects/:project_id/sdk-clients")
+      .setPath(ProjectPath)
+      .addSuccess(SdkClientList)
+      .addError(NotFound)
+  )
+  .middleware(AdminAuth)
+  .prefix("/admin")
+  .annotate(OpenApi.Description, "Admin plane: requires ADMIN_TOKEN as the bearer; 404 when ADMIN_TOKEN is not set") {}

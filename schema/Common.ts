@@ -1,0 +1,84 @@
+import * as Schema from "effect/Schema"
+import { Limits } from "./Limits.js"
+
+/** Opaque, time-sortable id (decisions.md §1). */
+export const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(Limits.idMaxLength))
+
+/** ISO 8601 UTC with milliseconds on the wire; a Date inside. */
+export const Timestamp = Schema.Date.annotations({
+  description: "ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z"
+})
+
+/**
+ * `limit` query parameter: an integer >= 1; above `max` it is clamped
+ * (decisions.md §1), absent it is `fallback`.
+ */
+export const PageLimit = (fallback: number, max: number) =>
+  Schema.optionalWith(
+    Schema.NumberFromString.pipe(
+      Schema.int({ message: () => "limit must be an integer" }),
+      Schema.greaterThanOrEqualTo(1, { message: () => "limit must be at least 1" }),
+      Schema.transform(Schema.Number, {
+        strict: true,
+        decode: (n) => Math.min(n, max),
+        encode: (n) => n
+      })
+    ),
+    { default: () => fallback }
+  )
+
+/** Query booleans are the strings `true` and `false`. */
+export const QueryBoolean = Schema.transformLiterals(["true", true], ["false", false])
+
+/** UTF-8 byte length without allocating (schema/ stays free of Node APIs). */
+export const utf8Length = (text: string): number => {
+  let bytes = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x80) bytes += 1
+    else if (code < 0x800) bytes += 2
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      bytes += 4
+      i++
+    } else bytes += 3
+  }
+  return bytes
+}
+
+const serializedLength = (value: unknown): number => JSON.stringify(value)?.length ?? 0
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * Thread metadata: any JSON value; when an object, at most 16 keys of at most 64
+ * characters, each value at most 512 characters once serialized.
+ */
+export const Metadata = Schema.Unknown.pipe(
+  Schema.filter((value) => {
+    if (!isPlainObject(value)) return true
+    const { metadataKeyMaxLength, metadataMaxKeys, metadataValueMaxLength } = Limits.thread
+    const keys = Object.keys(value)
+    if (keys.length > metadataMaxKeys) return `metadata has more than ${metadataMaxKeys} keys`
+    for (const key of keys) {
+      if (key.length > metadataKeyMaxLength) {
+        return { path: [key], message: `metadata key longer than ${metadataKeyMaxLength} characters` }
+      }
+      if (serializedLength(value[key]) > metadataValueMaxLength) {
+        return { path: [key], message: `metadata value longer than ${metadataValueMaxLength} characters serialized` }
+      }
+    }
+    return true
+  })
+).annotations({ identifier: "Metadata", description: "Any JSON value; an object has at most 16 keys" })
+
+/** Message content: a JSON object of at most 64 KB serialized (UTF-8 bytes). */
+export const MessageContent = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  .pipe(
+    Schema.filter(
+      (value) =>
+        utf8Length(JSON.stringify(value)) <= Limits.message.contentMaxBytes ||
+        `content is larger than ${Limits.message.contentMaxBytes} bytes serialized`
+    )
+  )
+  .annotations({ identifier: "MessageContent", description: "A JSON object, at most 64 KB serialized" })

@@ -1,0 +1,35 @@
+/**
+ * Every numeric limit of the interface spec (part 8) and of decisions.md, in
+ * one table. Schemas and services read these; nothing else repeats a number.
+ */
+export const Limits = {
+  idMaxLength: 48,
+  thread: {
+    titleMaxLength: 255,
+    externalIdMaxLength: 255,
+    metadataMaxKeys: 16,
+    metadataKeyMaxLength: 64,
+    metadataValueMaxLength: 512,
+    listDefault: 20,
+    listMax: 100
+  },
+  message: {
+    contentMaxBytes: 64 * 1024,
+    formatMaxLength: 64,
+    listDefault: 200,
+    listMax: 200,
+    deleteMax: 200
+  },
+  feedback: { commentMaxLength: 2_000 },
+  /** Svc-User-Id and Svc-Workspace-Id values. */
+  identityHeaderMaxLength: 255,
+  sdkHeader: { maxTokens: 8, tokenPartMaxLength: 64 },
+  apiKey: { expiryPresetsDays: [7, 30, 90, 365] as const },
+  project: { nameMaxLength: 100 },
+  body: {
+    /** Default cap on any JSON request body. */
+    defaultMaxBytes: 1024 * 1024,
+    /** Message bodies: 64 KB of content plus its envelope. */
+    messageMaxBytes: 128 * 1024
+  }
+} as const

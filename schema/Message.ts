@@ -1,0 +1,60 @@
+import * as Schema from "effect/Schema"
+import { Id, MessageContent, PageLimit, Timestamp } from "./Common.js"
+import { Limits } from "./Limits.js"
+
+export const MessageFormat = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "format must not be empty" }),
+  Schema.maxLength(Limits.message.formatMaxLength)
+)
+
+export class Message extends Schema.Class<Message>("Message")({
+  id: Id,
+  parent_id: Schema.NullOr(Id),
+  height: Schema.Number,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  format: Schema.String,
+  content: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+}) {}
+
+export const MessageListQuery = Schema.Struct({
+  format: Schema.optional(MessageFormat),
+  limit: PageLimit(Limits.message.listDefault, Limits.message.listMax),
+  after: Schema.optional(Schema.String)
+})
+export type MessageListQuery = typeof MessageListQuery.Type
+
+export const MessageList = Schema.Struct({ messages: Schema.Array(Message) })
+
+export const CreateMessage = Schema.Struct({
+  parent_id: Schema.NullOr(Schema.String),
+  format: MessageFormat,
+  content: MessageContent
+})
+export type CreateMessage = typeof CreateMessage.Type
+
+export const MessageCreated = Schema.Struct({ message_id: Id })
+
+export const UpdateMessage = Schema.Struct({ content: MessageContent })
+
+export const DeleteMessages = Schema.Struct({
+  message_ids: Schema.Array(Schema.String).pipe(Schema.minItems(1), Schema.maxItems(Limits.message.deleteMax))
+})
+
+export const MessagesDeleted = Schema.Struct({ deleted: Schema.Number })
+
+export const MessagePath = Schema.Struct({ thread_id: Schema.String, message_id: Schema.String })
+
+export const FeedbackType = Schema.Literal("positive", "negative")
+
+export const CreateFeedback = Schema.Struct({
+  type: FeedbackType,
+  comment: Schema.optional(Schema.String.pipe(Schema.maxLength(Limits.feedback.commentMaxLength)))
+})
+export type CreateFeedback = typeof CreateFeedback.Type
+
+export const Feedback = Schema.Struct({
+  feedback_id: Id,
+  type: FeedbackType,
+  comment: Schema.NullOr(Schema.String)
+})

@@ -1,0 +1,71 @@
+import { randomBytes } from "node:crypto"
+
+/**
+ * Prefixed ULIDs: 48-bit millisecond time + 80 random bits in Crockford base32,
+ * monotonic within a process, so ids sort by creation time (decisions.md §1)
+ * and `after=<id>` cursors survive deletion of the row they name.
+ */
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+let lastTime = -1
+const lastRandom = new Uint8Array(10)
+
+const encodeTime = (time: number): string => {
+  let out = ""
+  let t = time
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[t % 32] + out
+    t = Math.floor(t / 32)
+  }
+  return out
+}
+
+const encodeRandom = (bytes: Uint8Array): string => {
+  // 80 bits -> 16 characters of 5 bits.
+  let out = ""
+  let buffer = 0
+  let bits = 0
+  for (const byte of bytes) {
+    buffer = (buffer << 8) | byte
+    bits += 8
+    while (bits >= 5) {
+      out += ALPHABET[(buffer >> (bits - 5)) & 31]
+      bits -= 5
+    }
+    buffer &= (1 << bits) - 1
+  }
+  return out
+}
+
+const increment = (bytes: Uint8Array): void => {
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    const next = (bytes[i] ?? 0) + 1
+    bytes[i] = next & 0xff
+    if (next <= 0xff) return
+  }
+}
+
+export const ulid = (now: number = Date.now()): string => {
+  if (now <= lastTime) {
+    increment(lastRandom)
+  } else {
+    lastTime = now
+    lastRandom.set(randomBytes(10))
+  }
+  return encodeTime(lastTime) + encodeRandom(lastRandom)
+}
+
+/** Milliseconds since the epoch encoded in a ULID-bearing id, or undefined. */
+export const timeOfId = (id: string): number | undefined => {
+  const body = id.slice(id.lastIndexOf("_") + 1, id.lastIndexOf("_") + 11)
+  if (body.length !== 10) return undefined
+  let time = 0
+  for (const char of body) {
+    const value = ALPHABET.indexOf(char)
+    if (value < 0) return undefined
+    time = time * 32 + value
+  }
+  return time
+}
+
+export const newId = (prefix: "proj" | "key" | "thread" | "msg" | "fb"): string => `${prefix}_${ulid()}`

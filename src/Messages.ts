@@ -1,0 +1,89 @@
+import * as Effect from "effect/Effect"
+import type { CallerShape } from "../schema/Api/Security.js"
+import { invalid, notFound } from "../schema/Errors.js"
+import type { CreateFeedback, CreateMessage, MessageListQuery } from "../schema/Message.js"
+import { newId } from "./Ids.js"
+import { FeedbackRepo } from "./storage/FeedbackRepo.js"
+import { MessagesRepo } from "./storage/MessagesRepo.js"
+import { Threads } from "./Threads.js"
+
+export class Messages extends Effect.Service<Messages>()("svc/Messages", {
+  dependencies: [MessagesRepo.Default, FeedbackRepo.Default, Threads.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* MessagesRepo
+    const feedback = yield* FeedbackRepo
+    const threads = yield* Threads
+
+    /** Rows with content as JSON text; the protocol writes them out without re-serializing. */
+    const list = Effect.fn("Messages.list")(function* (caller: CallerShape, threadId: string, query: MessageListQuery) {
+      yield* threads.requireVisible(caller, threadId)
+      return yield* repo.list(caller.projectId, threadId, {
+        limit: query.limit,
+        format: query.format,
+        after: query.after
+      })
+    })
+
+    const create = Effect.fn("Messages.create")(function* (
+      caller: CallerShape,
+      threadId: string,
+      input: CreateMessage
+    ) {
+      const id = newId("msg")
+      const outcome = yield* repo.append(caller, {
+        id,
+        threadId,
+        userId: caller.userId,
+        parentId: input.parent_id,
+        format: input.format,
+        contentJson: JSON.stringify(input.content)
+      })
+      if (outcome === "thread_not_found") return yield* Effect.fail(notFound("thread"))
+      if (outcome === "parent_not_found") {
+        return yield* Effect.fail(invalid("parent_id is not a message of this thread", "parent_id"))
+      }
+      return id
+    })
+
+    const update = Effect.fn("Messages.update")(function* (
+      caller: CallerShape,
+      threadId: string,
+      messageId: string,
+      content: Readonly<Record<string, unknown>>
+    ) {
+      yield* threads.requireVisible(caller, threadId)
+      const found = yield* repo.updateContent(caller.projectId, threadId, messageId, JSON.stringify(content))
+      if (!found) return yield* Effect.fail(notFound("message"))
+    })
+
+    const removeMany = Effect.fn("Messages.removeMany")(function* (
+      caller: CallerShape,
+      threadId: string,
+      messageIds: ReadonlyArray<string>
+    ) {
+      yield* threads.requireVisible(caller, threadId)
+      return yield* repo.removeWithDescendants(caller.projectId, threadId, [...new Set(messageIds)])
+    })
+
+    const giveFeedback = Effect.fn("Messages.feedback")(function* (
+      caller: CallerShape,
+      threadId: string,
+      messageId: string,
+      input: CreateFeedback
+    ) {
+      yield* threads.requireVisible(caller, threadId)
+      if (!(yield* repo.exists(caller.projectId, threadId, messageId))) return yield* Effect.fail(notFound("message"))
+      return yield* feedback.upsert({
+        projectId: caller.projectId,
+        id: newId("fb"),
+        threadId,
+        messageId,
+        userId: caller.userId,
+        type: input.type,
+        comment: input.comment ?? null
+      })
+    })
+
+    return { list, create, update, removeMany, giveFeedback } as const
+  })
+}) {}

@@ -1,0 +1,67 @@
+import * as Effect from "effect/Effect"
+import type { CallerShape } from "../schema/Api/Security.js"
+import { invalid, notFound } from "../schema/Errors.js"
+import type { CreateThread, ThreadListQuery, UpdateThread } from "../schema/Thread.js"
+import { newId, timeOfId } from "./Ids.js"
+import { ThreadsRepo } from "./storage/ThreadsRepo.js"
+
+/** A cursor names a thread by id; its id must carry a time to stand in for a deleted row. */
+export const parseCursor = (after: string | undefined) => {
+  if (after === undefined) return Effect.succeed(undefined)
+  const time = timeOfId(after)
+  return time === undefined
+    ? Effect.fail(invalid("after is not a valid cursor", "after"))
+    : Effect.succeed({ id: after, idTime: new Date(time) })
+}
+
+export class Threads extends Effect.Service<Threads>()("svc/Threads", {
+  dependencies: [ThreadsRepo.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* ThreadsRepo
+
+    const list = Effect.fn("Threads.list")(function* (caller: CallerShape, query: ThreadListQuery) {
+      const after = yield* parseCursor(query.after)
+      return yield* repo.list(caller, { limit: query.limit, isArchived: query.is_archived, after })
+    })
+
+    const get = Effect.fn("Threads.get")(function* (caller: CallerShape, threadId: string) {
+      const thread = yield* repo.get(caller, threadId)
+      if (!thread) return yield* Effect.fail(notFound("thread"))
+      return thread
+    })
+
+    const create = Effect.fn("Threads.create")(function* (caller: CallerShape, input: CreateThread) {
+      const id = newId("thread")
+      yield* repo.insert(caller, {
+        id,
+        userId: caller.userId,
+        lastMessageAt: input.last_message_at,
+        title: input.title,
+        metadata: input.metadata,
+        externalId: input.external_id
+      })
+      return id
+    })
+
+    const update = Effect.fn("Threads.update")(function* (caller: CallerShape, threadId: string, input: UpdateThread) {
+      const found = yield* repo.update(caller, threadId, {
+        title: input.title,
+        lastMessageAt: input.last_message_at,
+        metadata: input.metadata,
+        isArchived: input.is_archived
+      })
+      if (!found) return yield* Effect.fail(notFound("thread"))
+    })
+
+    /** Messages and feedback go with the thread (foreign keys cascade). */
+    const remove = Effect.fn("Threads.remove")(function* (caller: CallerShape, threadId: string) {
+      if (!(yield* repo.remove(caller, threadId))) return yield* Effect.fail(notFound("thread"))
+    })
+
+    const requireVisible = Effect.fn("Threads.requireVisible")(function* (caller: CallerShape, threadId: string) {
+      if (!(yield* repo.exists(caller, threadId))) return yield* Effect.fail(notFound("thread"))
+    })
+
+    return { list, get, create, update, remove, requireVisible } as const
+  })
+}) {}

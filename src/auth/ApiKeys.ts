@@ -1,0 +1,89 @@
+import { createHash, randomBytes } from "node:crypto"
+import * as Effect from "effect/Effect"
+import { notFound } from "../../schema/Errors.js"
+import { AppConfig } from "../Config.js"
+import { newId } from "../Ids.js"
+import { type ApiKeyRow, ApiKeysRepo } from "../storage/ApiKeysRepo.js"
+
+/** `sk_` + 43 URL-safe characters (256 random bits); only its SHA-256 is stored. */
+export const generateApiKey = (): string => `sk_${randomBytes(32).toString("base64url")}`
+export const hashApiKey = (key: string): string => createHash("sha256").update(key).digest("hex")
+const PREFIX_LENGTH = 11
+const KEY_PATTERN = /^sk_[A-Za-z0-9_-]{32,128}$/
+
+export interface VerifiedKey {
+  readonly keyId: string
+  readonly projectId: string
+}
+
+interface CacheEntry {
+  readonly key: VerifiedKey | undefined
+  readonly until: number
+}
+
+export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
+  dependencies: [ApiKeysRepo.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* ApiKeysRepo
+    const cacheMs = yield* AppConfig.apiKeyCacheMs
+    // Verified (and refused) hashes are remembered briefly so that a hot key
+    // costs no query per request; revocation in this process evicts at once,
+    // other processes see it within API_KEY_CACHE_MS.
+    const cache = new Map<string, CacheEntry>()
+    const MAX_CACHE = 10_000
+
+    const create = Effect.fn("ApiKeys.create")(function* (
+      projectId: string,
+      options: { readonly name?: string | undefined; readonly expiresInDays?: number | null | undefined }
+    ) {
+      const apiKey = generateApiKey()
+      const days = options.expiresInDays ?? null
+      const row = yield* repo.insert({
+        projectId,
+        id: newId("key"),
+        name: options.name ?? null,
+        prefix: apiKey.slice(0, PREFIX_LENGTH),
+        keyHash: hashApiKey(apiKey),
+        expiresAt: days === null ? null : new Date(Date.now() + days * 86_400_000)
+      })
+      return { row, apiKey }
+    })
+
+    const lookup = (hash: string) =>
+      repo.findActiveByHash(hash).pipe(
+        Effect.map((row): CacheEntry => {
+          const key = row ? { keyId: row.id, projectId: row.project_id } : undefined
+          const expires = row?.expires_at ? row.expires_at.getTime() : Number.POSITIVE_INFINITY
+          return { key, until: Math.min(Date.now() + cacheMs, expires) }
+        })
+      )
+
+    /** The project behind a bearer API key, or undefined for an unknown, revoked or expired one. */
+    const verify = Effect.fn("ApiKeys.verify")(function* (apiKey: string) {
+      if (!KEY_PATTERN.test(apiKey)) return undefined
+      const hash = hashApiKey(apiKey)
+      const cached = cache.get(hash)
+      if (cached && cached.until > Date.now()) return cached.key
+      const entry = yield* lookup(hash)
+      if (cacheMs > 0) {
+        if (cache.size >= MAX_CACHE) cache.clear()
+        cache.set(hash, entry)
+      }
+      return entry.key
+    })
+
+    const list = Effect.fn("ApiKeys.list")(function* (projectId: string) {
+      return yield* repo.list(projectId)
+    })
+
+    const revoke = Effect.fn("ApiKeys.revoke")(function* (projectId: string, keyId: string) {
+      const hash = yield* repo.revoke(projectId, keyId)
+      if (hash === undefined) return yield* Effect.fail(notFound("API key"))
+      cache.delete(hash)
+    })
+
+    return { create, verify, list, revoke } as const
+  })
+}) {}
+
+export type { ApiKeyRow }

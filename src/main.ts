@@ -1,0 +1,38 @@
+/**
+ * Composition root: the only place that picks implementations (the store from
+ * DATABASE_URL / DATA_DIR, the Node HTTP server) and wires the protocol front
+ * ends to the services. It imports protocols/ by necessity; nothing else in
+ * src/ does.
+ */
+
+import { createServer } from "node:http"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { HttpLive } from "../protocols/Http.js"
+import { BootstrapLive } from "./Bootstrap.js"
+import { AppConfig } from "./Config.js"
+import { ServicesLive } from "./Layers.js"
+import { LoggingLive } from "./Logging.js"
+import { gracefulServer } from "./Shutdown.js"
+import * as Database from "./storage/Database.js"
+
+const ServerLive = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const port = yield* AppConfig.port
+    const host = yield* AppConfig.host
+    const shutdownTimeoutMs = yield* AppConfig.shutdownTimeoutMs
+    return NodeHttpServer.layer(() => gracefulServer(createServer(), shutdownTimeoutMs), { port, host })
+  })
+)
+
+const MainLive = HttpLive.pipe(
+  Layer.provide(ServerLive),
+  Layer.provide(BootstrapLive),
+  Layer.provideMerge(ServicesLive),
+  Layer.provide(Database.layer),
+  Layer.provide(LoggingLive)
+)
+
+NodeRuntime.runMain(Layer.launch(MainLive).pipe(Effect.provide(LoggingLive)), { disableErrorReporting: false })

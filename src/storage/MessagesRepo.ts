@@ -1,0 +1,114 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import type { Scope } from "./ThreadsRepo.js"
+
+export interface NewMessage {
+  readonly id: string
+  readonly threadId: string
+  readonly userId: string
+  readonly parentId: string | null
+  readonly format: string
+  /** The content, already serialized: it is stored as sent. */
+  readonly contentJson: string
+}
+
+export type AppendOutcome = "created" | "thread_not_found" | "parent_not_found"
+
+/** A message row with its content as JSON text, so a page is answered without re-serializing. */
+export interface MessageRow {
+  readonly id: string
+  readonly parent_id: string | null
+  readonly height: number
+  readonly created_at: Date
+  readonly updated_at: Date
+  readonly format: string
+  readonly content: string
+}
+
+export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /**
+     * One statement: checks the thread is in scope and the parent is in the
+     * thread, inserts at parent height + 1, and moves the thread's
+     * last_message_at forward.
+     */
+    const append = (scope: Scope, message: NewMessage) =>
+      sql<{ thread_found: boolean; inserted: boolean }>`
+        WITH t AS (
+          SELECT id FROM threads
+          WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${message.threadId}
+        ), p AS (
+          SELECT height FROM messages
+          WHERE project_id = ${scope.projectId} AND thread_id = ${message.threadId} AND id = ${message.parentId}
+        ), ins AS (
+          INSERT INTO messages (project_id, thread_id, id, parent_id, user_id, height, format, content)
+          SELECT ${scope.projectId}, t.id, ${message.id}, ${message.parentId}, ${message.userId},
+            COALESCE((SELECT height + 1 FROM p), 0), ${message.format}, ${message.contentJson}::jsonb
+          FROM t
+          WHERE ${message.parentId}::text IS NULL OR EXISTS (SELECT 1 FROM p)
+          RETURNING created_at
+        ), bump AS (
+          UPDATE threads SET last_message_at = GREATEST(threads.last_message_at, ins.created_at), updated_at = ins.created_at
+          FROM ins
+          WHERE threads.project_id = ${scope.projectId} AND threads.id = ${message.threadId}
+        )
+        SELECT EXISTS (SELECT 1 FROM t) AS thread_found, EXISTS (SELECT 1 FROM ins) AS inserted`.pipe(
+        Effect.map(
+          ([row]): AppendOutcome =>
+            !row?.thread_found ? "thread_not_found" : row.inserted ? "created" : "parent_not_found"
+        )
+      )
+
+    const list = (
+      projectId: string,
+      threadId: string,
+      options: { readonly limit: number; readonly format: string | undefined; readonly after: string | undefined }
+    ) =>
+      sql<MessageRow>`SELECT id, parent_id, height, created_at, updated_at, format, content::text AS content
+        FROM messages
+        WHERE project_id = ${projectId} AND thread_id = ${threadId}
+          ${options.format === undefined ? sql`` : sql`AND format = ${options.format}`}
+          ${options.after === undefined ? sql`` : sql`AND id > ${options.after}`}
+        ORDER BY id LIMIT ${options.limit}`
+
+    /** true when the message exists in the thread. */
+    const updateContent = (projectId: string, threadId: string, id: string, contentJson: string) =>
+      sql`UPDATE messages SET content = ${contentJson}::jsonb, updated_at = now()
+        WHERE project_id = ${projectId} AND thread_id = ${threadId} AND id = ${id}
+        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+
+    /** Deletes the messages and every descendant; answers how many rows went. */
+    const removeWithDescendants = (projectId: string, threadId: string, ids: ReadonlyArray<string>) =>
+      sql<{ deleted: number }>`
+        WITH RECURSIVE doomed AS (
+          SELECT id FROM messages
+          WHERE project_id = ${projectId} AND thread_id = ${threadId} AND id IN ${sql.in(ids)}
+          UNION
+          SELECT m.id FROM messages m JOIN doomed d ON m.parent_id = d.id
+          WHERE m.project_id = ${projectId} AND m.thread_id = ${threadId}
+        ), gone AS (
+          DELETE FROM messages WHERE project_id = ${projectId} AND thread_id = ${threadId}
+            AND id IN (SELECT id FROM doomed)
+          RETURNING 1
+        )
+        SELECT count(*)::int AS deleted FROM gone`.pipe(Effect.map(([row]) => row?.deleted ?? 0))
+
+    const exists = (projectId: string, threadId: string, id: string) =>
+      sql`SELECT 1 AS one FROM messages WHERE project_id = ${projectId} AND thread_id = ${threadId} AND id = ${id}`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
+
+    return {
+      append: (scope: Scope, message: NewMessage) => append(scope, message).pipe(Effect.orDie),
+      list: (projectId: string, threadId: string, options: Parameters<typeof list>[2]) =>
+        list(projectId, threadId, options).pipe(Effect.orDie),
+      updateContent: (projectId: string, threadId: string, id: string, contentJson: string) =>
+        updateContent(projectId, threadId, id, contentJson).pipe(Effect.orDie),
+      removeWithDescendants: (projectId: string, threadId: string, ids: ReadonlyArray<string>) =>
+        removeWithDescendants(projectId, threadId, ids).pipe(Effect.orDie),
+      exists: (projectId: string, threadId: string, id: string) => exists(projectId, threadId, id).pipe(Effect.orDie)
+    } as const
+  })
+}) {}

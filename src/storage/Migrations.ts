@@ -1,0 +1,26 @@
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import foundation from "./migrations/0001_foundation.js"
+
+// Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
+const loader = Migrator.fromRecord({ "0001_foundation": foundation })
+
+const TABLE = "effect_sql_migrations"
+
+/**
+ * Runs pending migrations. The migrator serializes concurrent runners with a
+ * table lock, which needs the table; gateways starting together could race to
+ * create it, so it is created here first (same shape as the migrator's),
+ * retried once should a concurrent CREATE collide.
+ */
+export const migrate = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE IF NOT EXISTS ${sql(TABLE)} (
+    migration_id integer primary key,
+    created_at timestamp with time zone not null default now(),
+    name text not null
+  )`.pipe(Effect.retry(Schedule.recurs(2)))
+  return yield* Migrator.make({})({ loader, table: TABLE })
+})

@@ -1,0 +1,85 @@
+/**
+ * An @effect/sql SqlClient over in-process PGlite (adapted from
+ * shared/examples/PgliteSqlClient.ts). PGlite is one backend session: queries
+ * are serialized by a semaphore and a transaction holds the session until it
+ * ends. Statements go through the @effect/sql-pg compiler, so repository code
+ * is identical on PGlite and PostgreSQL.
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlConnection from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { PGlite } from "@electric-sql/pglite"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+
+type Row = Record<string, unknown>
+
+export const make = (db: PGlite) =>
+  Effect.gen(function* () {
+    const session = yield* Effect.makeSemaphore(1)
+    const attempt = <A>(f: () => Promise<A>) =>
+      Effect.tryPromise({
+        try: f,
+        catch: (cause) => new SqlError({ cause, message: `PGlite: ${String(cause)}` })
+      })
+    const rows = (sql: string, params: ReadonlyArray<unknown>) =>
+      attempt(() => db.query<Row>(sql, [...params])).pipe(Effect.map((r) => r.rows))
+    const transform =
+      (transformRows: ((rows: ReadonlyArray<Row>) => ReadonlyArray<Row>) | undefined) => (r: ReadonlyArray<Row>) =>
+        transformRows ? transformRows(r) : r
+
+    const connection = (
+      hold: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    ): SqlConnection.Connection => ({
+      execute: (sql, params, transformRows) => hold(rows(sql, params).pipe(Effect.map(transform(transformRows)))),
+      executeRaw: (sql, params) => hold(attempt(() => db.query(sql, [...params]))),
+      executeValues: (sql, params) =>
+        hold(
+          attempt(() => db.query<Array<unknown>>(sql, [...params], { rowMode: "array" })).pipe(
+            Effect.map((r) => r.rows)
+          )
+        ),
+      executeUnprepared: (sql, params, transformRows) =>
+        hold(
+          (params.length === 0
+            ? attempt(() => db.exec(sql)).pipe(Effect.map((results): ReadonlyArray<Row> => results.at(-1)?.rows ?? []))
+            : rows(sql, params)
+          ).pipe(Effect.map(transform(transformRows)))
+        ),
+      executeStream: (sql, params, transformRows) =>
+        Stream.fromIterableEffect(hold(rows(sql, params).pipe(Effect.map(transform(transformRows)))))
+    })
+
+    return yield* SqlClient.make({
+      acquirer: Effect.succeed(connection(session.withPermits(1))),
+      // Inside a transaction the fiber already holds the session.
+      transactionAcquirer: Effect.as(
+        Effect.acquireRelease(session.take(1), () => session.release(1)),
+        connection((effect) => effect)
+      ),
+      compiler: PgClient.makeCompiler(),
+      spanAttributes: [
+        ["db.system", "postgresql"],
+        ["db.name", "pglite"]
+      ]
+    })
+  })
+
+/** `dataDir` undefined keeps the database in memory (tests). */
+export const layer = (dataDir: string | undefined): Layer.Layer<SqlClient.SqlClient> =>
+  Layer.scopedContext(
+    Effect.gen(function* () {
+      const db = yield* Effect.acquireRelease(
+        Effect.promise(() =>
+          // int8 as the string node-postgres would return: JSON cannot carry bigint.
+          PGlite.create({ ...(dataDir ? { dataDir } : {}), parsers: { 20: (v: string) => v } })
+        ),
+        (db) => Effect.promise(() => db.close())
+      )
+      return Context.make(SqlClient.SqlClient, yield* make(db))
+    })
+  ).pipe(Layer.provide(Reactivity.layer))

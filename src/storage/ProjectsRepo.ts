@@ -1,0 +1,33 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+
+export interface ProjectRow {
+  readonly id: string
+  readonly name: string
+  readonly plan: "hobby" | "pro" | "startup" | "enterprise"
+  readonly created_at: Date
+}
+
+export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("svc/ProjectsRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const insert = (id: string, name: string) =>
+      sql<ProjectRow>`INSERT INTO projects (id, name) VALUES (${id}, ${name}) RETURNING id, name, plan, created_at`
+    const list = sql<ProjectRow>`SELECT id, name, plan, created_at FROM projects ORDER BY id`
+    const get = (id: string) => sql<ProjectRow>`SELECT id, name, plan, created_at FROM projects WHERE id = ${id}`
+    const count = sql<{ n: number }>`SELECT count(*)::int AS n FROM projects`
+    return {
+      insert: (id: string, name: string) => insert(id, name).pipe(Effect.asVoid, Effect.orDie),
+      list: list.pipe(Effect.orDie),
+      get: (id: string) =>
+        get(id).pipe(
+          Effect.map((rows) => rows[0]),
+          Effect.orDie
+        ),
+      count: count.pipe(
+        Effect.map(([row]) => row?.n ?? 0),
+        Effect.orDie
+      )
+    } as const
+  })
+}) {}

@@ -1,0 +1,118 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import { Thread } from "../../schema/Thread.js"
+
+export interface Scope {
+  readonly projectId: string
+  readonly workspaceId: string
+}
+
+interface ThreadRow {
+  readonly id: string
+  readonly project_id: string
+  readonly workspace_id: string
+  readonly created_at: Date
+  readonly updated_at: Date
+  readonly title: string | null
+  readonly last_message_at: Date
+  readonly is_archived: boolean
+  readonly external_id: string | null
+  readonly metadata: unknown
+}
+
+// Rows come from our own migrations, so they are mapped, not re-validated.
+const toThread = (row: ThreadRow): Thread => Thread.make(row, { disableValidation: true })
+
+export interface NewThread {
+  readonly id: string
+  readonly userId: string
+  readonly lastMessageAt: Date
+  readonly title: string | undefined
+  readonly metadata: unknown
+  readonly externalId: string | undefined
+}
+
+export interface ThreadChanges {
+  readonly title?: string | undefined
+  readonly lastMessageAt?: Date | undefined
+  readonly metadata?: unknown
+  readonly isArchived?: boolean | undefined
+}
+
+const COLUMNS =
+  "id, project_id, workspace_id, created_at, updated_at, title, last_message_at, is_archived, external_id, metadata"
+
+export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const cols = sql.literal(COLUMNS)
+
+    const list = (
+      scope: Scope,
+      options: {
+        readonly limit: number
+        readonly isArchived: boolean | undefined
+        /** The last thread of the previous page, and the time its id encodes. */
+        readonly after: { readonly id: string; readonly idTime: Date } | undefined
+      }
+    ) => {
+      const archived = options.isArchived === undefined ? sql`` : sql`AND is_archived = ${options.isArchived}`
+      // Keyset on (last_message_at, id). A cursor row that no longer exists falls
+      // back to the time encoded in its id (decisions.md §1).
+      const cursor =
+        options.after === undefined
+          ? sql``
+          : sql`AND (last_message_at, id) < (
+          SELECT c.last_message_at, c.id FROM threads c
+          WHERE c.project_id = ${scope.projectId} AND c.workspace_id = ${scope.workspaceId} AND c.id = ${options.after.id}
+          UNION ALL SELECT ${options.after.idTime.toISOString()}::timestamptz, ${options.after.id}
+          LIMIT 1)`
+      return sql<ThreadRow>`SELECT ${cols} FROM threads
+        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} ${archived} ${cursor}
+        ORDER BY last_message_at DESC, id DESC LIMIT ${options.limit}`.pipe(Effect.map((rows) => rows.map(toThread)))
+    }
+
+    const get = (scope: Scope, id: string) =>
+      sql<ThreadRow>`SELECT ${cols} FROM threads
+        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
+        Effect.map((rows) => (rows[0] ? toThread(rows[0]) : undefined))
+      )
+
+    const insert = (scope: Scope, thread: NewThread) =>
+      sql`INSERT INTO threads (project_id, id, workspace_id, user_id, title, external_id, metadata, last_message_at)
+        VALUES (${scope.projectId}, ${thread.id}, ${scope.workspaceId}, ${thread.userId}, ${thread.title ?? null},
+          ${thread.externalId ?? null}, ${JSON.stringify(thread.metadata ?? {})}, ${thread.lastMessageAt.toISOString()})`
+
+    /** true when the thread exists in scope (and was updated). */
+    const update = (scope: Scope, id: string, changes: ThreadChanges) => {
+      const sets = [sql`updated_at = now()`]
+      if (changes.title !== undefined) sets.push(sql`title = ${changes.title}`)
+      if (changes.lastMessageAt !== undefined) sets.push(sql`last_message_at = ${changes.lastMessageAt.toISOString()}`)
+      if (changes.metadata !== undefined) sets.push(sql`metadata = ${JSON.stringify(changes.metadata)}`)
+      if (changes.isArchived !== undefined) sets.push(sql`is_archived = ${changes.isArchived}`)
+      return sql`UPDATE threads SET ${sql.csv(sets)}
+        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
+        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+    }
+
+    const remove = (scope: Scope, id: string) =>
+      sql`DELETE FROM threads
+        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
+        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+
+    const exists = (scope: Scope, id: string) =>
+      sql`SELECT 1 AS one FROM threads
+        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
+
+    return {
+      list: (scope: Scope, options: Parameters<typeof list>[1]) => list(scope, options).pipe(Effect.orDie),
+      get: (scope: Scope, id: string) => get(scope, id).pipe(Effect.orDie),
+      insert: (scope: Scope, thread: NewThread) => insert(scope, thread).pipe(Effect.orDie),
+      update: (scope: Scope, id: string, changes: ThreadChanges) => update(scope, id, changes).pipe(Effect.orDie),
+      remove: (scope: Scope, id: string) => remove(scope, id).pipe(Effect.orDie),
+      exists: (scope: Scope, id: string) => exists(scope, id).pipe(Effect.orDie)
+    } as const
+  })
+}) {}

@@ -1,0 +1,164 @@
+/**
+ * Shared fixtures: a real gateway on a real socket over a real store. Every
+ * suite runs on the embedded store; with TEST_DATABASE_URL set, also on
+ * PostgreSQL, each suite in a database of its own.
+ */
+
+import { createServer } from "node:http"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
+import pg from "pg"
+import { HttpLive } from "../protocols/Http.js"
+import { ServicesLive } from "../src/Layers.js"
+import * as Database from "../src/storage/Database.js"
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789"
+
+export interface StoreUnderTest {
+  readonly name: "pglite" | "postgres"
+  /** A fresh store for one suite, and how to drop it. */
+  readonly make: () => Promise<{ readonly store: Database.StoreKind; readonly drop: () => Promise<void> }>
+}
+
+const pglite: StoreUnderTest = {
+  name: "pglite",
+  make: async () => ({ store: { kind: "embedded", dataDir: undefined }, drop: async () => {} })
+}
+
+/** A database of its own on the server of TEST_DATABASE_URL. */
+export const freshPostgresDatabase = async (baseUrl: string) => {
+  const name = `svc_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const admin = new pg.Client({ connectionString: baseUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const url = new URL(baseUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: baseUrl })
+      await client.connect()
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await client.end()
+    }
+  }
+}
+
+const postgres = (baseUrl: string): StoreUnderTest => ({
+  name: "postgres",
+  make: async () => {
+    const db = await freshPostgresDatabase(baseUrl)
+    return { store: { kind: "postgres", url: Redacted.make(db.url) }, drop: db.drop }
+  }
+})
+
+export const stores: ReadonlyArray<StoreUnderTest> = process.env.TEST_DATABASE_URL
+  ? [pglite, postgres(process.env.TEST_DATABASE_URL)]
+  : [pglite]
+
+export interface Gateway {
+  readonly baseUrl: string
+  readonly close: () => Promise<void>
+}
+
+/** Starts the whole gateway on 127.0.0.1:<free port>. */
+export const startGateway = async (store: Database.StoreKind, env: Record<string, string> = {}): Promise<Gateway> => {
+  const config = ConfigProvider.fromMap(
+    new Map(Object.entries({ ADMIN_TOKEN, BOOTSTRAP_DEFAULT_PROJECT: "false", ...env }))
+  )
+  const layer = HttpLive.pipe(
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provide(ServicesLive),
+    Layer.provide(Database.layerFor(store, 5)),
+    Layer.provide(Logger.minimumLogLevel(process.env.TEST_LOG ? LogLevel.Debug : LogLevel.None)),
+    Layer.provide(Layer.setConfigProvider(config))
+  )
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
+  const server = Effect.runSync(Effect.provide(HttpServer.HttpServer, context))
+  const address = server.address
+  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  return {
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+export interface Reply<T = any> {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: T
+  readonly text: string
+}
+
+export interface CallOptions {
+  readonly body?: unknown
+  /** A raw body sent as is (with its own content type header). */
+  readonly raw?: string
+  readonly headers?: Record<string, string>
+}
+
+/** One HTTP call; the body is parsed when it is JSON. */
+export const call = async (
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: CallOptions = {}
+): Promise<Reply> => {
+  const headers: Record<string, string> = { ...options.headers }
+  let body: string | undefined
+  if (options.raw !== undefined) body = options.raw
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body)
+    headers["content-type"] ??= "application/json"
+  }
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body }) })
+  const text = await response.text()
+  let parsed: unknown
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text)
+  } catch {
+    parsed = undefined
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text }
+}
+
+export const admin = (gateway: Gateway) => (method: string, path: string, body?: unknown) =>
+  call(gateway.baseUrl, method, `/v1/admin${path}`, {
+    ...(body === undefined ? {} : { body }),
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` }
+  })
+
+/** A new project through the admin API: its id and first API key. */
+export const createProject = async (gateway: Gateway, name = "test") => {
+  const reply = await admin(gateway)("POST", "/projects", { name })
+  if (reply.status !== 201) throw new Error(`project create failed: ${reply.status} ${reply.text}`)
+  return reply.body as { project_id: string; api_key: string }
+}
+
+/** A client acting as one user in one workspace with an API key. */
+export const asUser =
+  (gateway: Gateway, apiKey: string, userId: string, workspaceId: string) =>
+  (method: string, path: string, options: CallOptions = {}) =>
+    call(gateway.baseUrl, method, `/v1${path}`, {
+      ...options,
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        "svc-user-id": userId,
+        "svc-workspace-id": workspaceId,
+        ...options.headers
+      }
+    })
+
+export type UserClient = ReturnType<typeof asUser>
+
+export const NOW = "2026-11-22T10:15:30.123Z"

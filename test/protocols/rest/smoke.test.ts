@@ -1,0 +1,34 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { asUser, createProject, type Gateway, NOW, startGateway, stores, type UserClient } from "../../layers.js"
+
+describe.each(stores)("smoke ($name)", (storeUnderTest) => {
+  let gateway: Gateway
+  let drop: () => Promise<void>
+  let alice: UserClient
+
+  beforeAll(async () => {
+    const made = await storeUnderTest.make()
+    drop = made.drop
+    gateway = await startGateway(made.store)
+    const project = await createProject(gateway)
+    alice = asUser(gateway, project.api_key, "alice", "ws-1")
+  })
+  afterAll(async () => {
+    await gateway?.close()
+    await drop?.()
+  })
+
+  it("creates a thread and a message and reads them back", async () => {
+    const created = await alice("POST", "/threads", { body: { last_message_at: NOW, title: "Hello" } })
+    expect(created.status).toBe(201)
+    const threadId = created.body.thread_id as string
+    const message = await alice("POST", `/threads/${threadId}/messages`, {
+      body: { parent_id: null, format: "svc/v0", content: { text: "hi" } }
+    })
+    expect(message.status).toBe(201)
+    const list = await alice("GET", `/threads/${threadId}/messages`)
+    expect(list.status).toBe(200)
+    expect(list.body.messages).toHaveLength(1)
+    expect(list.body.messages[0].content).toEqual({ text: "hi" })
+  })
+})
