@@ -1,13 +1,22 @@
 import * as Config from "effect/Config"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 
 /** Every configuration key of the gateway; the README's table lists the same. */
 export const AppConfig = {
-  port: Config.port("PORT").pipe(Config.withDefault(8787)),
+  /** 0 picks a free port (tests). */
+  port: Config.integer("PORT").pipe(
+    Config.validate({ message: "PORT must be 0 to 65535", validation: (port) => port >= 0 && port <= 65_535 }),
+    Config.withDefault(8787)
+  ),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data")),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
   databasePoolMax: Config.integer("DATABASE_POOL_MAX").pipe(Config.withDefault(10)),
-  adminToken: Config.option(Config.redacted("ADMIN_TOKEN")),
+  /** Absent or empty: the admin API is off. */
+  adminToken: Config.option(Config.redacted("ADMIN_TOKEN")).pipe(
+    Config.map(Option.filter((token) => Redacted.value(token).trim() !== ""))
+  ),
   maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
   apiKeyCacheMs: Config.integer("API_KEY_CACHE_MS").pipe(Config.withDefault(5_000)),
   shutdownTimeoutMs: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(10_000)),

@@ -35,4 +35,4 @@ const MainLive = HttpLive.pipe(
   Layer.provide(LoggingLive)
 )
 
-NodeRuntime.runMain(Layer.launch(MainLive).pipe(Effect.provide(LoggingLive)), { disableErrorReporting: false })
+NodeRuntime.runMain(Layer.launch(MainLive).pipe(Effect.provide(LoggingLive)), { disablePrettyLogger: true })

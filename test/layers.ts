@@ -7,6 +7,7 @@
 import { createServer } from "node:http"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -67,6 +68,11 @@ export const stores: ReadonlyArray<StoreUnderTest> = process.env.TEST_DATABASE_U
 
 export interface Gateway {
   readonly baseUrl: string
+  /** Runs SQL on the gateway's own store (fixtures a client cannot make, e.g. an expired key). */
+  readonly sql: <Row extends object = Record<string, unknown>>(
+    text: string,
+    params?: ReadonlyArray<unknown>
+  ) => Promise<ReadonlyArray<Row>>
   readonly close: () => Promise<void>
 }
 
@@ -78,7 +84,7 @@ export const startGateway = async (store: Database.StoreKind, env: Record<string
   const layer = HttpLive.pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
     Layer.provide(ServicesLive),
-    Layer.provide(Database.layerFor(store, 5)),
+    Layer.provideMerge(Database.layerFor(store, 5)),
     Layer.provide(Logger.minimumLogLevel(process.env.TEST_LOG ? LogLevel.Debug : LogLevel.None)),
     Layer.provide(Layer.setConfigProvider(config))
   )
@@ -87,8 +93,11 @@ export const startGateway = async (store: Database.StoreKind, env: Record<string
   const server = Effect.runSync(Effect.provide(HttpServer.HttpServer, context))
   const address = server.address
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  const sqlClient = Effect.runSync(Effect.provide(SqlClient.SqlClient, context))
   return {
     baseUrl: `http://127.0.0.1:${address.port}`,
+    sql: <Row extends object>(text: string, params: ReadonlyArray<unknown> = []) =>
+      Effect.runPromise(sqlClient.unsafe<Row>(text, params)),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }

@@ -1,0 +1,151 @@
+/**
+ * `svc`: the admin command line over the same services as the admin HTTP API,
+ * straight on the store named by DATABASE_URL / DATA_DIR. With the embedded
+ * store the gateway must be stopped (PGlite is single-process); use the admin
+ * HTTP API while it runs.
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import { Limits } from "../../schema/Limits.js"
+import { ApiKeys } from "../../src/auth/ApiKeys.js"
+import { ServicesLive } from "../../src/Layers.js"
+import { Projects } from "../../src/Projects.js"
+import * as Database from "../../src/storage/Database.js"
+import { apiKeyInfo } from "../rest/Admin.js"
+
+const json = Options.boolean("json").pipe(Options.withDescription("print JSON (the admin API's shape)"))
+const projectId = Options.text("project").pipe(Options.withDescription("project id"))
+
+const print = (asJson: boolean, value: unknown, text: string) =>
+  Console.log(asJson ? JSON.stringify(value, null, 2) : text)
+
+const iso = (date: Date | null) => (date === null ? "never" : date.toISOString())
+
+const projectCreate = Command.make(
+  "create",
+  {
+    name: Options.text("name").pipe(
+      Options.withDescription("project name"),
+      Options.filterMap(
+        (name) =>
+          name.trim() !== "" && name.length <= Limits.project.nameMaxLength ? Option.some(name.trim()) : Option.none(),
+        `a name of 1 to ${Limits.project.nameMaxLength} characters`
+      )
+    ),
+    json
+  },
+  ({ json, name }) =>
+    Effect.gen(function* () {
+      const created = yield* (yield* Projects).create(name)
+      yield* print(json, created, `project ${created.project_id} created\nAPI key (shown once): ${created.api_key}`)
+    })
+)
+
+const projectList = Command.make("list", { json }, ({ json }) =>
+  Effect.gen(function* () {
+    const rows = yield* (yield* Projects).list()
+    const projects = rows.map((row) => ({
+      project_id: row.id,
+      name: row.name,
+      plan: row.plan,
+      created_at: row.created_at
+    }))
+    yield* print(
+      json,
+      { projects },
+      rows.map((row) => `${row.id}\t${row.plan}\t${row.name}`).join("\n") || "no projects"
+    )
+  })
+)
+
+const expiryChoices: Array<[string, number | null]> = [
+  ["never", null],
+  ...Limits.apiKey.expiryPresetsDays.map((days): [string, number] => [String(days), days])
+]
+const expiresInDays = Options.choiceWithValue("expires-in-days", expiryChoices).pipe(
+  Options.withDefault(null),
+  Options.withDescription("never (default), 7, 30, 90 or 365")
+)
+
+const keyCreate = Command.make(
+  "create",
+  { projectId, name: Options.optional(Options.text("name")), expiresInDays, json },
+  ({ expiresInDays, json, name, projectId }) =>
+    Effect.gen(function* () {
+      yield* (yield* Projects).require(projectId)
+      const { apiKey, row } = yield* (yield* ApiKeys).create(projectId, {
+        name: Option.getOrUndefined(name),
+        expiresInDays
+      })
+      const created = { key_id: row.id, api_key: apiKey, prefix: row.prefix, expires_at: row.expires_at }
+      yield* print(
+        json,
+        created,
+        `key ${row.id} created (expires ${iso(row.expires_at)})\nAPI key (shown once): ${apiKey}`
+      )
+    })
+)
+
+const keyList = Command.make("list", { projectId, json }, ({ json, projectId }) =>
+  Effect.gen(function* () {
+    yield* (yield* Projects).require(projectId)
+    const rows = yield* (yield* ApiKeys).list(projectId)
+    yield* print(
+      json,
+      { api_keys: rows.map(apiKeyInfo) },
+      rows
+        .map(
+          (row) =>
+            `${row.id}\t${row.prefix}…\t${row.revoked_at ? "revoked" : `expires ${iso(row.expires_at)}`}\t${row.name ?? ""}`
+        )
+        .join("\n") || "no keys"
+    )
+  })
+)
+
+const keyRevoke = Command.make("revoke", { projectId, keyId: Options.text("key") }, ({ keyId, projectId }) =>
+  Effect.gen(function* () {
+    yield* (yield* ApiKeys).revoke(projectId, keyId)
+    yield* Console.log(`key ${keyId} revoked`)
+  })
+)
+
+const svc = Command.make("svc").pipe(
+  Command.withSubcommands([
+    Command.make("project").pipe(Command.withSubcommands([projectCreate, projectList])),
+    Command.make("key").pipe(Command.withSubcommands([keyCreate, keyList, keyRevoke]))
+  ])
+)
+
+const run = Command.run(svc, { name: "svc", version: "0.1.0" })
+
+/** Wire errors (`{ error, message }`) and store errors end the command with their message and exit code 1. */
+const describeFailure = (error: unknown): string => {
+  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
+    return error.message
+  }
+  return String(error)
+}
+
+const CliLive = ServicesLive.pipe(
+  Layer.provide(Database.layer),
+  Layer.provideMerge(NodeContext.layer),
+  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+)
+
+run(process.argv).pipe(
+  Effect.provide(CliLive),
+  Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)),
+  Effect.catchAll((error) =>
+    Console.error(`svc: ${describeFailure(error)}`).pipe(Effect.zipRight(Effect.sync(() => process.exit(1))))
+  ),
+  NodeRuntime.runMain({ disableErrorReporting: true })
+)

@@ -1,0 +1,127 @@
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { call, NOW } from "../layers.js"
+import { runCli, spawnGateway } from "../process.js"
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-process-"))
+const env = { DATA_DIR: dataDir, ADMIN_TOKEN: "process-admin-token" }
+
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }))
+
+const userHeaders = (key: string) => ({ authorization: `Bearer ${key}`, "svc-user-id": "u1", "svc-workspace-id": "w1" })
+
+describe("the gateway as a process on the embedded store", () => {
+  let apiKey = ""
+  let threadId = ""
+
+  it("first start creates the default project, prints its key once, and serves it", async () => {
+    const gateway = await spawnGateway(env)
+    try {
+      const key = /SVC_API_KEY=(sk_\S+)/.exec(gateway.output())?.[1]
+      expect(/SVC_PROJECT_ID=proj_\S+/.test(gateway.output())).toBe(true)
+      expect(key).toBeDefined()
+      apiKey = key ?? ""
+      const created = await call(gateway.url, "POST", "/v1/threads", {
+        body: { last_message_at: NOW, title: "kept" },
+        headers: userHeaders(apiKey)
+      })
+      expect(created.status).toBe(201)
+      threadId = created.body.thread_id
+      expect((await call(gateway.url, "GET", "/healthz")).body).toEqual({ status: "ok" })
+      expect((await call(gateway.url, "GET", "/readyz")).body).toEqual({ status: "ready" })
+      const openapi = await call(gateway.url, "GET", "/v1/openapi.json")
+      expect(openapi.status).toBe(200)
+      expect(Object.keys(openapi.body.paths)).toContain("/v1/threads")
+      expect((await call(gateway.url, "GET", "/docs")).status).toBe(200)
+      // The log is structured: one JSON object a line.
+      const logLine = gateway
+        .output()
+        .split("\n")
+        .find((line) => line.includes("Listening on"))
+      expect(JSON.parse(logLine ?? "").message).toContain("Listening on")
+    } finally {
+      expect(await gateway.stop()).toBe(0)
+    }
+  })
+
+  it("refuses the CLI on the same data directory while the gateway runs", async () => {
+    const gateway = await spawnGateway(env)
+    try {
+      const cli = await runCli(["project", "list"], env)
+      expect(cli.code).toBe(1)
+      expect(cli.stderr).toContain("in use")
+    } finally {
+      await gateway.stop()
+    }
+  })
+
+  it("keeps data across a restart and does not print a key again", async () => {
+    const gateway = await spawnGateway(env)
+    try {
+      expect(gateway.output()).not.toContain("SVC_API_KEY")
+      const thread = await call(gateway.url, "GET", `/v1/threads/${threadId}`, { headers: userHeaders(apiKey) })
+      expect(thread.status).toBe(200)
+      expect(thread.body.title).toBe("kept")
+    } finally {
+      await gateway.stop()
+    }
+  })
+
+  it("finishes a request in flight on SIGTERM, then exits 0", async () => {
+    const gateway = await spawnGateway(env)
+    const { hostname, port } = new URL(gateway.url)
+    const body = JSON.stringify({ last_message_at: NOW, title: "in flight" })
+    const socket = net.connect(Number(port), hostname)
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()))
+    let response = ""
+    socket.on("data", (chunk) => {
+      response += chunk.toString()
+    })
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()))
+    const headers = Object.entries({ ...userHeaders(apiKey), "content-type": "application/json" })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join("")
+    socket.write(`POST /v1/threads HTTP/1.1\r\nhost: ${hostname}\r\n${headers}content-length: ${body.length}\r\n\r\n`)
+    socket.write(body.slice(0, 10))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const exit = gateway.stop()
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    socket.write(body.slice(10))
+    await closed
+    expect(response).toMatch(/^HTTP\/1\.1 201/)
+    expect(await exit).toBe(0)
+  })
+
+  it("the CLI creates a project and keys on the stopped store", async () => {
+    const created = await runCli(["project", "create", "--name", "From CLI", "--json"], env)
+    expect(created.code).toBe(0)
+    const project = JSON.parse(created.stdout)
+    expect(Object.keys(project).sort()).toEqual(["api_key", "project_id"])
+    const key = await runCli(
+      ["key", "create", "--project", project.project_id, "--expires-in-days", "30", "--json"],
+      env
+    )
+    expect(key.code).toBe(0)
+    const keyBody = JSON.parse(key.stdout)
+    expect(Object.keys(keyBody).sort()).toEqual(["api_key", "expires_at", "key_id", "prefix"])
+    const listed = JSON.parse((await runCli(["key", "list", "--project", project.project_id, "--json"], env)).stdout)
+    expect(listed.api_keys).toHaveLength(2)
+    const revoked = await runCli(["key", "revoke", "--project", project.project_id, "--key", keyBody.key_id], env)
+    expect(revoked.code).toBe(0)
+    const bad = await runCli(["key", "create", "--project", "proj_nope"], env)
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain("project not found")
+    const gateway = await spawnGateway(env)
+    try {
+      const usable = await call(gateway.url, "GET", "/v1/threads", { headers: userHeaders(project.api_key) })
+      expect(usable.status).toBe(200)
+      const refused = await call(gateway.url, "GET", "/v1/threads", { headers: userHeaders(keyBody.api_key) })
+      expect(refused.status).toBe(401)
+    } finally {
+      await gateway.stop()
+    }
+  })
+})
