@@ -1,0 +1,77 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { describe, expect, it } from "vitest"
+import * as Database from "../../src/storage/Database.js"
+import { freshPostgresDatabase } from "../layers.js"
+
+const withStore = <A>(store: Database.StoreKind, use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const context = yield* Layer.build(Database.layerFor(store, 2))
+        return yield* use(Effect.runSync(Effect.provide(SqlClient.SqlClient, context)))
+      })
+    )
+  )
+
+const migrationsApplied = (sql: SqlClient.SqlClient) =>
+  sql<{ name: string }>`SELECT name FROM effect_sql_migrations ORDER BY migration_id`.pipe(
+    Effect.map((rows) => rows.map((row) => row.name))
+  )
+
+describe("storage on the embedded store", () => {
+  it("persists across restarts and applies each migration once", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-storage-"))
+    try {
+      const store = { kind: "embedded", dataDir } as const
+      await withStore(store, (sql) => sql`INSERT INTO projects (id, name) VALUES ('proj_a', 'kept')`)
+      const [names, rows] = await withStore(store, (sql) =>
+        Effect.all([migrationsApplied(sql), sql<{ name: string }>`SELECT name FROM projects`])
+      )
+      expect(names).toEqual(["foundation"])
+      expect(rows).toEqual([{ name: "kept" }])
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  it("answers int8 as strings, as node-postgres does", async () => {
+    const value = await withStore({ kind: "embedded", dataDir: undefined }, (sql) =>
+      sql<{ n: unknown }>`SELECT 9007199254740993::int8 AS n`.pipe(Effect.map(([row]) => row?.n))
+    )
+    expect(value).toBe("9007199254740993")
+  })
+
+  it("rolls back a failed transaction", async () => {
+    const count = await withStore({ kind: "embedded", dataDir: undefined }, (sql) =>
+      sql
+        .withTransaction(
+          Effect.zipRight(sql`INSERT INTO projects (id, name) VALUES ('proj_r', 'gone')`, Effect.fail("boom"))
+        )
+        .pipe(
+          Effect.ignore,
+          Effect.zipRight(sql<{ n: number }>`SELECT count(*)::int AS n FROM projects`),
+          Effect.map(([row]) => row?.n)
+        )
+    )
+    expect(count).toBe(0)
+  })
+})
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)("storage on PostgreSQL", () => {
+  it("two gateways migrating one new database at once both start", async () => {
+    const db = await freshPostgresDatabase(process.env.TEST_DATABASE_URL ?? "")
+    try {
+      const store = { kind: "postgres", url: Redacted.make(db.url) } as const
+      const results = await Promise.all([withStore(store, migrationsApplied), withStore(store, migrationsApplied)])
+      expect(results).toEqual([["foundation"], ["foundation"]])
+    } finally {
+      await db.drop()
+    }
+  })
+})
