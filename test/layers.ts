@@ -17,6 +17,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import pg from "pg"
+import { afterAll, beforeAll } from "vitest"
 import { HttpLive } from "../protocols/Http.js"
 import { ServicesLive } from "../src/Layers.js"
 import * as Database from "../src/storage/Database.js"
@@ -171,3 +172,28 @@ export const asUser =
 export type UserClient = ReturnType<typeof asUser>
 
 export const NOW = "2026-11-22T10:15:30.123Z"
+
+/**
+ * One gateway for a suite on a fresh store: started before its tests, closed
+ * (and its database dropped) after them. Read `.current` inside tests.
+ */
+export const useGateway = (storeUnderTest: StoreUnderTest, env: Record<string, string> = {}) => {
+  const handle: { current: Gateway } = {
+    current: {
+      baseUrl: "",
+      sql: () => Promise.reject(new Error("gateway not started")),
+      close: async () => {}
+    }
+  }
+  let drop = async () => {}
+  beforeAll(async () => {
+    const made = await storeUnderTest.make()
+    drop = made.drop
+    handle.current = await startGateway(made.store, env)
+  })
+  afterAll(async () => {
+    await handle.current.close()
+    await drop()
+  })
+  return handle
+}

@@ -1,30 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import {
-  ADMIN_TOKEN,
-  admin,
-  asUser,
-  call,
-  createProject,
-  type Gateway,
-  NOW,
-  startGateway,
-  stores
-} from "../../layers.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { ADMIN_TOKEN, admin, asUser, call, createProject, type Gateway, NOW, stores, useGateway } from "../../layers.js"
 
 describe.each(stores)("admin API and API keys ($name)", (storeUnderTest) => {
+  const handle = useGateway(storeUnderTest, { API_KEY_CACHE_MS: "0" })
   let gateway: Gateway
-  let drop: () => Promise<void>
   let adminCall: ReturnType<typeof admin>
 
-  beforeAll(async () => {
-    const made = await storeUnderTest.make()
-    drop = made.drop
-    gateway = await startGateway(made.store, { API_KEY_CACHE_MS: "0" })
+  beforeAll(() => {
+    gateway = handle.current
     adminCall = admin(gateway)
-  })
-  afterAll(async () => {
-    await gateway?.close()
-    await drop?.()
   })
 
   it("creates a project with the exact shape and a working first key", async () => {
@@ -155,21 +139,11 @@ describe.each(stores)("admin API and API keys ($name)", (storeUnderTest) => {
 })
 
 describe.each(stores)("admin API without ADMIN_TOKEN ($name)", (storeUnderTest) => {
-  let gateway: Gateway
-  let drop: () => Promise<void>
-  beforeAll(async () => {
-    const made = await storeUnderTest.make()
-    drop = made.drop
-    gateway = await startGateway(made.store, { ADMIN_TOKEN: "" })
-  })
-  afterAll(async () => {
-    await gateway?.close()
-    await drop?.()
-  })
+  const handle = useGateway(storeUnderTest, { ADMIN_TOKEN: "" })
 
   it("is off: every admin route answers 404, whatever the bearer", async () => {
     for (const token of ["", ADMIN_TOKEN]) {
-      const reply = await call(gateway.baseUrl, "POST", "/v1/admin/projects", {
+      const reply = await call(handle.current.baseUrl, "POST", "/v1/admin/projects", {
         body: { name: "x" },
         headers: token ? { authorization: `Bearer ${token}` } : {}
       })

@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, type Gateway, NOW, startGateway, stores, type UserClient } from "../../layers.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { asUser, createProject, NOW, stores, type UserClient, useGateway } from "../../layers.js"
 
 describe.each(stores)("smoke ($name)", (storeUnderTest) => {
-  let gateway: Gateway
-  let drop: () => Promise<void>
+  const gateway = useGateway(storeUnderTest)
   let alice: UserClient
 
   beforeAll(async () => {
-    const made = await storeUnderTest.make()
-    drop = made.drop
-    gateway = await startGateway(made.store)
-    const project = await createProject(gateway)
-    alice = asUser(gateway, project.api_key, "alice", "ws-1")
-  })
-  afterAll(async () => {
-    await gateway?.close()
-    await drop?.()
+    const project = await createProject(gateway.current)
+    alice = asUser(gateway.current, project.api_key, "alice", "ws-1")
   })
 
   it("creates a thread and a message and reads them back", async () => {
