@@ -1,9 +1,10 @@
 import * as Schema from "effect/Schema"
 import { Id, Timestamp } from "./Common.js"
 import { Limits } from "./Limits.js"
+import { StorableString } from "./Text.js"
 
 export const CreateProject = Schema.Struct({
-  name: Schema.String.pipe(
+  name: StorableString.pipe(
     Schema.trimmed({ message: () => "name must not start or end with spaces" }),
     Schema.minLength(1, { message: () => "name must not be empty" }),
     Schema.maxLength(Limits.project.nameMaxLength)
@@ -26,7 +27,7 @@ export const ProjectList = Schema.Struct({ projects: Schema.Array(Project) })
 export const ExpiresInDays = Schema.NullOr(Schema.Literal(...Limits.apiKey.expiryPresetsDays))
 
 export const CreateApiKey = Schema.Struct({
-  name: Schema.optional(Schema.String.pipe(Schema.maxLength(Limits.project.nameMaxLength))),
+  name: Schema.optional(StorableString.pipe(Schema.maxLength(Limits.project.nameMaxLength))),
   expires_in_days: Schema.optional(ExpiresInDays)
 })
 export type CreateApiKey = typeof CreateApiKey.Type
@@ -56,5 +57,5 @@ export const SdkClient = Schema.Struct({
 })
 export const SdkClientList = Schema.Struct({ clients: Schema.Array(SdkClient) })
 
-export const ProjectPath = Schema.Struct({ project_id: Schema.String })
-export const ApiKeyPath = Schema.Struct({ project_id: Schema.String, key_id: Schema.String })
+export const ProjectPath = Schema.Struct({ project_id: StorableString })
+export const ApiKeyPath = Schema.Struct({ project_id: StorableString, key_id: StorableString })

@@ -1,5 +1,6 @@
 import * as Schema from "effect/Schema"
 import { Limits } from "./Limits.js"
+import { jsonProblem } from "./Text.js"
 
 /** Opaque, time-sortable id (decisions.md §1). */
 export const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(Limits.idMaxLength))
@@ -52,12 +53,21 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 
 /**
  * Thread metadata: any JSON value; when an object, at most 16 keys of at most 64
- * characters, each value at most 512 characters once serialized.
+ * characters, each value at most 512 characters once serialized; any other
+ * value at most 512 characters serialized. At most 64 levels deep.
  */
 export const Metadata = Schema.Unknown.pipe(
   Schema.filter((value) => {
-    if (!isPlainObject(value)) return true
+    const problem = jsonProblem(value)
+    if (problem) return problem
     const { metadataKeyMaxLength, metadataMaxKeys, metadataValueMaxLength } = Limits.thread
+    if (!isPlainObject(value)) {
+      // Not an object: the whole value is held to the per-value limit.
+      return (
+        serializedLength(value) <= metadataValueMaxLength ||
+        `metadata longer than ${metadataValueMaxLength} characters serialized`
+      )
+    }
     const keys = Object.keys(value)
     if (keys.length > metadataMaxKeys) return `metadata has more than ${metadataMaxKeys} keys`
     for (const key of keys) {
@@ -77,8 +87,9 @@ export const MessageContent = Schema.Record({ key: Schema.String, value: Schema.
   .pipe(
     Schema.filter(
       (value) =>
-        utf8Length(JSON.stringify(value)) <= Limits.message.contentMaxBytes ||
-        `content is larger than ${Limits.message.contentMaxBytes} bytes serialized`
+        jsonProblem(value) ??
+        (utf8Length(JSON.stringify(value)) <= Limits.message.contentMaxBytes ||
+          `content is larger than ${Limits.message.contentMaxBytes} bytes serialized`)
     )
   )
   .annotations({ identifier: "MessageContent", description: "A JSON object, at most 64 KB serialized" })

@@ -4,6 +4,8 @@
  */
 export const Limits = {
   idMaxLength: 48,
+  /** Nesting of JSON values (metadata, content): arrays and objects within each other. */
+  jsonMaxDepth: 64,
   thread: {
     titleMaxLength: 255,
     externalIdMaxLength: 255,

@@ -1,8 +1,9 @@
 import * as Schema from "effect/Schema"
 import { Id, MessageContent, PageLimit, Timestamp } from "./Common.js"
 import { Limits } from "./Limits.js"
+import { StorableString } from "./Text.js"
 
-export const MessageFormat = Schema.String.pipe(
+export const MessageFormat = StorableString.pipe(
   Schema.minLength(1, { message: () => "format must not be empty" }),
   Schema.maxLength(Limits.message.formatMaxLength)
 )
@@ -20,14 +21,14 @@ export class Message extends Schema.Class<Message>("Message")({
 export const MessageListQuery = Schema.Struct({
   format: Schema.optional(MessageFormat),
   limit: PageLimit(Limits.message.listDefault, Limits.message.listMax),
-  after: Schema.optional(Schema.String)
+  after: Schema.optional(StorableString)
 })
 export type MessageListQuery = typeof MessageListQuery.Type
 
 export const MessageList = Schema.Struct({ messages: Schema.Array(Message) })
 
 export const CreateMessage = Schema.Struct({
-  parent_id: Schema.NullOr(Schema.String),
+  parent_id: Schema.NullOr(StorableString),
   format: MessageFormat,
   content: MessageContent
 })
@@ -38,18 +39,18 @@ export const MessageCreated = Schema.Struct({ message_id: Id })
 export const UpdateMessage = Schema.Struct({ content: MessageContent })
 
 export const DeleteMessages = Schema.Struct({
-  message_ids: Schema.Array(Schema.String).pipe(Schema.minItems(1), Schema.maxItems(Limits.message.deleteMax))
+  message_ids: Schema.Array(StorableString).pipe(Schema.minItems(1), Schema.maxItems(Limits.message.deleteMax))
 })
 
 export const MessagesDeleted = Schema.Struct({ deleted: Schema.Number })
 
-export const MessagePath = Schema.Struct({ thread_id: Schema.String, message_id: Schema.String })
+export const MessagePath = Schema.Struct({ thread_id: StorableString, message_id: StorableString })
 
 export const FeedbackType = Schema.Literal("positive", "negative")
 
 export const CreateFeedback = Schema.Struct({
   type: FeedbackType,
-  comment: Schema.optional(Schema.String.pipe(Schema.maxLength(Limits.feedback.commentMaxLength)))
+  comment: Schema.optional(StorableString.pipe(Schema.maxLength(Limits.feedback.commentMaxLength)))
 })
 export type CreateFeedback = typeof CreateFeedback.Type
 

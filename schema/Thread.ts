@@ -1,9 +1,10 @@
 import * as Schema from "effect/Schema"
 import { Id, Metadata, PageLimit, QueryBoolean, Timestamp } from "./Common.js"
 import { Limits } from "./Limits.js"
+import { StorableString } from "./Text.js"
 
-const Title = Schema.String.pipe(Schema.maxLength(Limits.thread.titleMaxLength))
-const ExternalId = Schema.String.pipe(Schema.maxLength(Limits.thread.externalIdMaxLength))
+const Title = StorableString.pipe(Schema.maxLength(Limits.thread.titleMaxLength))
+const ExternalId = StorableString.pipe(Schema.maxLength(Limits.thread.externalIdMaxLength))
 
 export class Thread extends Schema.Class<Thread>("Thread")({
   id: Id,
@@ -21,7 +22,7 @@ export class Thread extends Schema.Class<Thread>("Thread")({
 export const ThreadListQuery = Schema.Struct({
   is_archived: Schema.optional(QueryBoolean),
   limit: PageLimit(Limits.thread.listDefault, Limits.thread.listMax),
-  after: Schema.optional(Schema.String)
+  after: Schema.optional(StorableString)
 })
 export type ThreadListQuery = typeof ThreadListQuery.Type
 
@@ -45,4 +46,4 @@ export const UpdateThread = Schema.Struct({
 })
 export type UpdateThread = typeof UpdateThread.Type
 
-export const ThreadPath = Schema.Struct({ thread_id: Schema.String })
+export const ThreadPath = Schema.Struct({ thread_id: StorableString })

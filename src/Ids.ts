@@ -55,17 +55,4 @@ export const ulid = (now: number = Date.now()): string => {
   return encodeTime(lastTime) + encodeRandom(lastRandom)
 }
 
-/** Milliseconds since the epoch encoded in a ULID-bearing id, or undefined. */
-export const timeOfId = (id: string): number | undefined => {
-  const body = id.slice(id.lastIndexOf("_") + 1, id.lastIndexOf("_") + 11)
-  if (body.length !== 10) return undefined
-  let time = 0
-  for (const char of body) {
-    const value = ALPHABET.indexOf(char)
-    if (value < 0) return undefined
-    time = time * 32 + value
-  }
-  return time
-}
-
 export const newId = (prefix: "proj" | "key" | "thread" | "msg" | "fb"): string => `${prefix}_${ulid()}`

@@ -2,17 +2,8 @@ import * as Effect from "effect/Effect"
 import type { CallerShape } from "../schema/Api/Security.js"
 import { invalid, notFound } from "../schema/Errors.js"
 import type { CreateThread, ThreadListQuery, UpdateThread } from "../schema/Thread.js"
-import { newId, timeOfId } from "./Ids.js"
+import { newId } from "./Ids.js"
 import { ThreadsRepo } from "./storage/ThreadsRepo.js"
-
-/** A cursor names a thread by id; its id must carry a time to stand in for a deleted row. */
-export const parseCursor = (after: string | undefined) => {
-  if (after === undefined) return Effect.succeed(undefined)
-  const time = timeOfId(after)
-  return time === undefined
-    ? Effect.fail(invalid("after is not a valid cursor", "after"))
-    : Effect.succeed({ id: after, idTime: new Date(time) })
-}
 
 export class Threads extends Effect.Service<Threads>()("svc/Threads", {
   dependencies: [ThreadsRepo.Default],
@@ -20,7 +11,10 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
     const repo = yield* ThreadsRepo
 
     const list = Effect.fn("Threads.list")(function* (caller: CallerShape, query: ThreadListQuery) {
-      const after = yield* parseCursor(query.after)
+      const after = query.after === undefined ? undefined : yield* repo.position(caller, query.after)
+      if (query.after !== undefined && after === undefined) {
+        return yield* Effect.fail(invalid("after does not name a thread of this workspace", "after"))
+      }
       return yield* repo.list(caller, { limit: query.limit, isArchived: query.is_archived, after })
     })
 

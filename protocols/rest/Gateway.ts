@@ -10,6 +10,8 @@ import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -77,6 +79,19 @@ const normalizeDecodeError = (response: HttpServerResponse.HttpServerResponse) =
 const isBodyTooLarge = (error: HttpServerError.RequestError) =>
   error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
 
+/**
+ * SQLSTATEs of values PostgreSQL refuses (bad text encoding, NUL, malformed
+ * JSON, too deep). The schemas refuse these first; this keeps a value they
+ * miss a 400 rather than a 500.
+ */
+const UNSTORABLE_SQLSTATES = new Set(["22P05", "22021", "22P02", "22001", "54001"])
+
+const isUnstorableValue = (error: unknown): boolean => {
+  if (!(error instanceof SqlError)) return false
+  const cause: unknown = error.cause
+  return typeof cause === "object" && cause !== null && "code" in cause && UNSTORABLE_SQLSTATES.has(String(cause.code))
+}
+
 const fromCause = (cause: Cause.Cause<unknown>) => {
   if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
   // Body read failures surface as defects of the HttpApi route, so look at the squashed error.
@@ -91,8 +106,72 @@ const fromCause = (cause: Cause.Cause<unknown>) => {
       )
     }
   }
+  if (isUnstorableValue(error)) {
+    return Effect.logWarning("a value the database refused reached it", cause).pipe(
+      Effect.as(errorResponse(400, "invalid_request", "a value in the request cannot be stored", { issues: [] }))
+    )
+  }
   return Effect.logError("request failed", cause).pipe(Effect.as(errorResponse(500, "internal", "internal error")))
 }
+
+/**
+ * A body sent without Content-Length (chunked), read here under the cap. The
+ * platform's own cap destroys the request stream, and with it the socket,
+ * before a 413 can be written; reading here lets the 413 out. Within the cap,
+ * handlers get a request whose body is the bytes already read.
+ */
+const readChunkedBody = (request: HttpServerRequest.HttpServerRequest, maxBytes: number) =>
+  Effect.async<Buffer | "too_large", HttpServerError.RequestError>((resume) => {
+    const source = NodeHttpServerRequest.toIncomingMessage(request)
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const cleanup = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= maxBytes) {
+        chunks.push(chunk)
+        return
+      }
+      cleanup()
+      // Discard the rest; the 413 closes the connection.
+      source.resume()
+      resume(Effect.succeed("too_large"))
+    }
+    const onEnd = () => {
+      cleanup()
+      resume(Effect.succeed(Buffer.concat(chunks)))
+    }
+    const onError = (cause: Error) => {
+      cleanup()
+      resume(Effect.fail(new HttpServerError.RequestError({ request, reason: "Transport", cause })))
+    }
+    source.on("data", onData)
+    source.on("end", onEnd)
+    source.on("error", onError)
+    return Effect.sync(cleanup)
+  })
+
+const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buffer): HttpServerRequest.HttpServerRequest => {
+  const text = body.toString("utf8")
+  const replay: HttpServerRequest.HttpServerRequest = Object.create(request, {
+    text: { value: Effect.succeed(text) },
+    json: {
+      value: Effect.try({
+        try: (): unknown => (text === "" ? null : JSON.parse(text)),
+        catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
+      })
+    },
+    arrayBuffer: { value: Effect.succeed(new Uint8Array(body).buffer) }
+  })
+  return replay
+}
+
+const tooLarge = (maxBytes: number) =>
+  errorResponse(413, "payload_too_large", `request body is larger than ${maxBytes} bytes`)
 
 export const gatewayMiddleware = (defaultMaxBytes: number) =>
   HttpLayerRouter.middleware(
@@ -103,12 +182,22 @@ export const gatewayMiddleware = (defaultMaxBytes: number) =>
         if (hasBody(request)) {
           const policy = bodyPolicy(request.url.split("?")[0] ?? "", defaultMaxBytes)
           maxBytes = policy.maxBytes
-          const length = Number(request.headers["content-length"] ?? 0)
-          if (length > policy.maxBytes) {
-            return errorResponse(413, "payload_too_large", `request body is larger than ${policy.maxBytes} bytes`)
-          }
+          const declared = request.headers["content-length"]
+          if (declared !== undefined && Number(declared) > policy.maxBytes) return tooLarge(policy.maxBytes)
           if (policy.json && !isJson(request.headers["content-type"])) {
             return errorResponse(415, "unsupported_media_type", "request body must be application/json")
+          }
+          if (declared === undefined) {
+            const body = yield* readChunkedBody(request, policy.maxBytes)
+            if (body === "too_large") {
+              return HttpServerResponse.setHeader(tooLarge(policy.maxBytes), "connection", "close")
+            }
+            const response = yield* Effect.provideService(
+              httpEffect,
+              HttpServerRequest.HttpServerRequest,
+              withBody(request, body)
+            )
+            return normalizeDecodeError(response)
           }
         }
         const response = yield* HttpIncomingMessage.withMaxBodySize(httpEffect, Option.some(maxBytes))

@@ -47,26 +47,31 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal(COLUMNS)
 
+    /** Where a thread sits (or sat, if deleted) in the list order, or undefined. */
+    const position = (scope: Scope, id: string) =>
+      sql<{ last_message_at: Date; id: string }>`
+        SELECT last_message_at, id FROM threads
+        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
+        UNION ALL
+        SELECT last_message_at, id FROM thread_tombstones
+        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
+        Effect.map((rows) => rows[0])
+      )
+
     const list = (
       scope: Scope,
       options: {
         readonly limit: number
         readonly isArchived: boolean | undefined
-        /** The last thread of the previous page, and the time its id encodes. */
-        readonly after: { readonly id: string; readonly idTime: Date } | undefined
+        /** The position of the last thread of the previous page. */
+        readonly after: { readonly id: string; readonly last_message_at: Date } | undefined
       }
     ) => {
       const archived = options.isArchived === undefined ? sql`` : sql`AND is_archived = ${options.isArchived}`
-      // Keyset on (last_message_at, id). A cursor row that no longer exists falls
-      // back to the time encoded in its id (decisions.md §1).
       const cursor =
         options.after === undefined
           ? sql``
-          : sql`AND (last_message_at, id) < (
-          SELECT c.last_message_at, c.id FROM threads c
-          WHERE c.project_id = ${scope.projectId} AND c.workspace_id = ${scope.workspaceId} AND c.id = ${options.after.id}
-          UNION ALL SELECT ${options.after.idTime.toISOString()}::timestamptz, ${options.after.id}
-          LIMIT 1)`
+          : sql`AND (last_message_at, id) < (${options.after.last_message_at.toISOString()}::timestamptz, ${options.after.id})`
       return sql<ThreadRow>`SELECT ${cols} FROM threads
         WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} ${archived} ${cursor}
         ORDER BY last_message_at DESC, id DESC LIMIT ${options.limit}`.pipe(Effect.map((rows) => rows.map(toThread)))
@@ -81,7 +86,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
     const insert = (scope: Scope, thread: NewThread) =>
       sql`INSERT INTO threads (project_id, id, workspace_id, user_id, title, external_id, metadata, last_message_at)
         VALUES (${scope.projectId}, ${thread.id}, ${scope.workspaceId}, ${thread.userId}, ${thread.title ?? null},
-          ${thread.externalId ?? null}, ${JSON.stringify(thread.metadata ?? {})}, ${thread.lastMessageAt.toISOString()})`
+          ${thread.externalId ?? null}, ${JSON.stringify(thread.metadata === undefined ? {} : thread.metadata)}, ${thread.lastMessageAt.toISOString()})`
 
     /** true when the thread exists in scope (and was updated). */
     const update = (scope: Scope, id: string, changes: ThreadChanges) => {
@@ -95,10 +100,22 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
     }
 
+    /** Deletes the thread (messages and feedback cascade) and leaves its tombstone. */
     const remove = (scope: Scope, id: string) =>
-      sql`DELETE FROM threads
-        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
-        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+      sql<{ n: number }>`
+        WITH gone AS (
+          DELETE FROM threads
+          WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
+          RETURNING project_id, id, workspace_id, last_message_at
+        ), tombstone AS (
+          INSERT INTO thread_tombstones (project_id, id, workspace_id, last_message_at)
+          SELECT project_id, id, workspace_id, last_message_at FROM gone
+          ON CONFLICT (project_id, id) DO NOTHING
+        ), expired AS (
+          DELETE FROM thread_tombstones
+          WHERE project_id = ${scope.projectId} AND deleted_at < now() - interval '30 days'
+        )
+        SELECT count(*)::int AS n FROM gone`.pipe(Effect.map(([row]) => (row?.n ?? 0) > 0))
 
     const exists = (scope: Scope, id: string) =>
       sql`SELECT 1 AS one FROM threads
@@ -107,6 +124,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       )
 
     return {
+      position: (scope: Scope, id: string) => position(scope, id).pipe(Effect.orDie),
       list: (scope: Scope, options: Parameters<typeof list>[1]) => list(scope, options).pipe(Effect.orDie),
       get: (scope: Scope, id: string) => get(scope, id).pipe(Effect.orDie),
       insert: (scope: Scope, thread: NewThread) => insert(scope, thread).pipe(Effect.orDie),

@@ -47,6 +47,18 @@ export default Effect.gen(function* () {
   yield* sql`CREATE INDEX threads_workspace_archived_recent ON threads (project_id, workspace_id, is_archived, last_message_at DESC, id DESC)`
   // The project read API lists a whole project.
   yield* sql`CREATE INDEX threads_project_recent ON threads (project_id, last_message_at DESC, id DESC)`
+  // A deleted thread's place in the list, so that `after=<its id>` still pages
+  // correctly (decisions.md §1). Kept 30 days.
+  yield* sql`
+    CREATE TABLE thread_tombstones (
+      project_id text NOT NULL,
+      id text NOT NULL,
+      workspace_id text NOT NULL,
+      last_message_at timestamptz NOT NULL,
+      deleted_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (project_id, id)
+    )`
+  yield* sql`CREATE INDEX thread_tombstones_age ON thread_tombstones (project_id, deleted_at)`
   yield* sql`
     CREATE TABLE messages (
       project_id text NOT NULL,

@@ -1,0 +1,288 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { asUser, createProject, type Gateway, startGateway, stores, type UserClient } from "../../layers.js"
+import {
+  expectError,
+  expectNoContent,
+  getThread,
+  ISO_MS,
+  listMessages,
+  MESSAGE_KEYS,
+  newMessage,
+  newThread
+} from "./helpers.js"
+
+const MAX_CONTENT = 65_536
+/** A content object whose JSON.stringify is exactly `bytes` UTF-8 bytes, built from `unit` (1, 2 or 4 bytes). */
+const contentOf = (bytes: number, unit = "x") => {
+  const unitBytes = Buffer.byteLength(unit)
+  const envelope = Buffer.byteLength('{"t":""}')
+  const count = Math.floor((bytes - envelope) / unitBytes)
+  const pad = "y".repeat(bytes - envelope - count * unitBytes)
+  const content = { t: unit.repeat(count) + pad }
+  expect(Buffer.byteLength(JSON.stringify(content))).toBe(bytes)
+  return content
+}
+
+describe.each(stores)("messages ($name)", (storeUnderTest) => {
+  let gateway: Gateway
+  let drop: () => Promise<void>
+  let alice: UserClient
+  let alex: UserClient
+
+  beforeAll(async () => {
+    const made = await storeUnderTest.make()
+    drop = made.drop
+    gateway = await startGateway(made.store)
+    const project = await createProject(gateway)
+    alice = asUser(gateway, project.api_key, "alice", "ws-msg")
+    alex = asUser(gateway, project.api_key, "alex", "ws-msg")
+  })
+  afterAll(async () => {
+    await gateway?.close()
+    await drop?.()
+  })
+
+  describe("create and list", () => {
+    it("POST answers 201 { message_id }; the list answers Message objects", async () => {
+      const threadId = await newThread(alice)
+      const content = { role: "user", parts: [{ type: "text", text: "héllo 👋" }], n: 1.5, ok: true, none: null }
+      const created = await alice("POST", `/threads/${threadId}/messages`, {
+        body: { parent_id: null, format: "svc/v0", content }
+      })
+      expect(created.status).toBe(201)
+      expect(Object.keys(created.body)).toEqual(["message_id"])
+      expect(created.body.message_id).toBeTypeOf("string")
+      expect(created.body.message_id.length).toBeLessThanOrEqual(48)
+
+      const list = await alice("GET", `/threads/${threadId}/messages`)
+      expect(list.status).toBe(200)
+      expect(list.headers.get("content-type")).toMatch(/^application\/json/)
+      expect(Object.keys(list.body)).toEqual(["messages"])
+      const [message] = list.body.messages
+      expect(Object.keys(message).sort()).toEqual(MESSAGE_KEYS)
+      expect(message).toMatchObject({
+        id: created.body.message_id,
+        parent_id: null,
+        height: 0,
+        format: "svc/v0",
+        content
+      })
+      expect(message.created_at).toMatch(ISO_MS)
+      expect(message.updated_at).toMatch(ISO_MS)
+    })
+
+    it("height is 0 for a root and parent + 1 otherwise", async () => {
+      const threadId = await newThread(alice)
+      const root = await newMessage(alice, threadId)
+      const child = await newMessage(alice, threadId, { parent: root })
+      const grandchild = await newMessage(alice, threadId, { parent: child })
+      const sibling = await newMessage(alice, threadId, { parent: root })
+      const secondRoot = await newMessage(alice, threadId)
+      const byId = new Map((await listMessages(alice, threadId)).map((m) => [m.id, m]))
+      expect(byId.get(root)).toMatchObject({ height: 0, parent_id: null })
+      expect(byId.get(child)).toMatchObject({ height: 1, parent_id: root })
+      expect(byId.get(grandchild)).toMatchObject({ height: 2, parent_id: child })
+      expect(byId.get(sibling)).toMatchObject({ height: 1, parent_id: root })
+      expect(byId.get(secondRoot)).toMatchObject({ height: 0, parent_id: null })
+    })
+
+    it("a parent from another thread, or unknown, is 400; an unknown thread is 404", async () => {
+      const threadA = await newThread(alice)
+      const threadB = await newThread(alice)
+      const inB = await newMessage(alice, threadB)
+      const post = (threadId: string, parent: unknown) =>
+        alice("POST", `/threads/${threadId}/messages`, { body: { parent_id: parent, format: "svc/v0", content: {} } })
+      expectError(await post(threadA, inB), 400, "parent_id")
+      expectError(await post(threadA, "msg_01JD0000000000000000000000"), 400, "parent_id")
+      expectError(await post(threadA, 42), 400, "parent_id")
+      expectError(await post("thread_01JD0000000000000000000000", null), 404)
+      expect(await listMessages(alice, threadA)).toEqual([])
+    })
+
+    it("creating a message moves last_message_at forward, never backward", async () => {
+      const past = await newThread(alice, { last_message_at: "2020-01-01T00:00:00.000Z" })
+      await newMessage(alice, past)
+      const [message] = await listMessages(alice, past)
+      const moved = await getThread(alice, past)
+      expect(moved.last_message_at).toBe(message.created_at)
+      expect(Date.parse(moved.last_message_at)).toBeGreaterThan(Date.parse("2020-01-01T00:00:00.000Z"))
+
+      const future = "2099-12-31T23:59:59.999Z"
+      const ahead = await newThread(alice, { last_message_at: future })
+      await newMessage(alice, ahead)
+      expect((await getThread(alice, ahead)).last_message_at).toBe(future)
+    })
+
+    it("messages list oldest first", async () => {
+      const threadId = await newThread(alice)
+      const ids: Array<string> = []
+      for (let i = 0; i < 5; i++) ids.push(await newMessage(alice, threadId, { content: { i } }))
+      const list = await listMessages(alice, threadId)
+      expect(list.map((m) => m.id)).toEqual(ids)
+      const times = list.map((m) => Date.parse(m.created_at))
+      expect([...times].sort((a, b) => a - b)).toEqual(times)
+    })
+  })
+
+  describe("update", () => {
+    it("PUT answers 204 and replaces the content", async () => {
+      const threadId = await newThread(alice)
+      const id = await newMessage(alice, threadId, { content: { text: "draft", extra: 1 } })
+      const [before] = await listMessages(alice, threadId)
+      expectNoContent(
+        await alice("PUT", `/threads/${threadId}/messages/${id}`, { body: { content: { text: "final" } } })
+      )
+      const [after] = await listMessages(alice, threadId)
+      expect(after.content).toEqual({ text: "final" })
+      expect(after).toMatchObject({ id, created_at: before.created_at, height: 0, format: "svc/v0" })
+      expect(Date.parse(after.updated_at)).toBeGreaterThanOrEqual(Date.parse(before.updated_at))
+      expectError(
+        await alice("PUT", `/threads/${threadId}/messages/msg_01JD0000000000000000000000`, { body: { content: {} } }),
+        404
+      )
+    })
+  })
+
+  describe("content limits", () => {
+    it.each([
+      ["ASCII", "x"],
+      ["2-byte", "é"],
+      ["4-byte", "😀"]
+    ])("content of 65,536 UTF-8 bytes passes and one byte more is 400 (%s)", async (_label, unit) => {
+      const threadId = await newThread(alice)
+      const inside = contentOf(MAX_CONTENT, unit)
+      const id = await newMessage(alice, threadId, { content: inside })
+      expect((await listMessages(alice, threadId))[0].content).toEqual(inside)
+      const outside = contentOf(MAX_CONTENT + 1, unit)
+      const post = await alice("POST", `/threads/${threadId}/messages`, {
+        body: { parent_id: null, format: "svc/v0", content: outside }
+      })
+      expectError(post, 400, "content")
+      expectNoContent(await alice("PUT", `/threads/${threadId}/messages/${id}`, { body: { content: inside } }))
+      expectError(
+        await alice("PUT", `/threads/${threadId}/messages/${id}`, { body: { content: outside } }),
+        400,
+        "content"
+      )
+      expect(await listMessages(alice, threadId)).toHaveLength(1)
+    })
+
+    it.each([
+      ["an array", [1, 2]],
+      ["a string", "text"],
+      ["null", null],
+      ["a number", 7]
+    ])("content that is %s is 400 on create and update", async (_label, content) => {
+      const threadId = await newThread(alice)
+      const id = await newMessage(alice, threadId)
+      const post = await alice("POST", `/threads/${threadId}/messages`, {
+        body: { parent_id: null, format: "svc/v0", content }
+      })
+      expectError(post, 400, "content")
+      expectError(await alice("PUT", `/threads/${threadId}/messages/${id}`, { body: { content } }), 400, "content")
+    })
+
+    it("format and content are required; an empty format is 400", async () => {
+      const threadId = await newThread(alice)
+      const post = (body: unknown) => alice("POST", `/threads/${threadId}/messages`, { body })
+      expectError(await post({ parent_id: null, content: {} }), 400, "format")
+      expectError(await post({ parent_id: null, format: "svc/v0" }), 400, "content")
+      expectError(await post({ parent_id: null, format: "", content: {} }), 400, "format")
+      const id = await newMessage(alice, threadId)
+      expectError(await alice("PUT", `/threads/${threadId}/messages/${id}`, { body: {} }), 400, "content")
+    })
+
+    it("a NUL character in content is never a 500", async () => {
+      const threadId = await newThread(alice)
+      const reply = await alice("POST", `/threads/${threadId}/messages`, {
+        body: { parent_id: null, format: "svc/v0", content: { text: "a\u0000b" } }
+      })
+      expect([201, 400], reply.text).toContain(reply.status)
+      if (reply.status === 201) expect((await listMessages(alice, threadId))[0].content).toEqual({ text: "a\u0000b" })
+    })
+  })
+
+  describe("batch delete", () => {
+    it("deletes the messages and their descendants and answers { deleted }", async () => {
+      const threadId = await newThread(alice)
+      const root = await newMessage(alice, threadId)
+      const a = await newMessage(alice, threadId, { parent: root })
+      const a1 = await newMessage(alice, threadId, { parent: a })
+      await newMessage(alice, threadId, { parent: a1 })
+      const b = await newMessage(alice, threadId, { parent: root })
+      const other = await newMessage(alice, threadId)
+      const reply = await alice("POST", `/threads/${threadId}/messages/delete`, {
+        body: { message_ids: [a, a, other] }
+      })
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.body).toEqual({ deleted: 4 })
+      expect((await listMessages(alice, threadId)).map((m) => m.id)).toEqual([root, b])
+      const again = await alice("POST", `/threads/${threadId}/messages/delete`, { body: { message_ids: [a, "nope"] } })
+      expect(again.body).toEqual({ deleted: 0 })
+    })
+
+    it("takes 1 to 200 ids: 0 and 201 are 400, 200 pass", async () => {
+      const threadId = await newThread(alice)
+      const keep = await newMessage(alice, threadId)
+      const gone = await newMessage(alice, threadId)
+      const del = (ids: unknown) =>
+        alice("POST", `/threads/${threadId}/messages/delete`, { body: { message_ids: ids } })
+      const filler = (n: number) => Array.from({ length: n }, (_, i) => `msg_missing_${i}`)
+      expectError(await del([]), 400, "message_ids")
+      expectError(await del([...filler(200), gone]), 400, "message_ids")
+      expectError(await del("all"), 400, "message_ids")
+      expect(await listMessages(alice, threadId)).toHaveLength(2)
+      const ok = await del([...filler(199), gone])
+      expect(ok.status, ok.text).toBe(200)
+      expect(ok.body).toEqual({ deleted: 1 })
+      expect((await listMessages(alice, threadId)).map((m) => m.id)).toEqual([keep])
+      expectError(
+        await alice("POST", "/threads/thread_01JD0000000000000000000000/messages/delete", {
+          body: { message_ids: [keep] }
+        }),
+        404
+      )
+    })
+  })
+
+  describe("feedback", () => {
+    it("answers { feedback_id, type, comment }; a second one by the same user replaces the first", async () => {
+      const threadId = await newThread(alice)
+      const id = await newMessage(alice, threadId)
+      const path = `/threads/${threadId}/messages/${id}/feedback`
+      const first = await alice("POST", path, { body: { type: "positive" } })
+      expect(first.status, first.text).toBeLessThan(300)
+      expect(Object.keys(first.body).sort()).toEqual(["comment", "feedback_id", "type"])
+      expect(first.body).toMatchObject({ type: "positive", comment: null })
+      expect(first.body.feedback_id).toBeTypeOf("string")
+      const second = await alice("POST", path, { body: { type: "negative", comment: "wrong" } })
+      expect(second.body).toEqual({ feedback_id: first.body.feedback_id, type: "negative", comment: "wrong" })
+      const byAlex = await alex("POST", path, { body: { type: "positive" } })
+      expect(byAlex.body.type).toBe("positive")
+      expect(byAlex.body.feedback_id).not.toBe(first.body.feedback_id)
+    })
+
+    it("comment: 2,000 characters pass, 2,001 are 400; a type other than positive/negative is 400", async () => {
+      const threadId = await newThread(alice)
+      const id = await newMessage(alice, threadId)
+      const post = (body: unknown) => alice("POST", `/threads/${threadId}/messages/${id}/feedback`, { body })
+      const ok = await post({ type: "negative", comment: "c".repeat(2000) })
+      expect(ok.status, ok.text).toBeLessThan(300)
+      expect(ok.body.comment).toBe("c".repeat(2000))
+      expectError(await post({ type: "negative", comment: "c".repeat(2001) }), 400, "comment")
+      for (const type of ["neutral", "Positive", "", null, 1]) expectError(await post({ type }), 400, "type")
+      expectError(await post({}), 400, "type")
+    })
+
+    it("feedback on an unknown message or thread is 404", async () => {
+      const threadId = await newThread(alice)
+      const body = { body: { type: "positive" } }
+      expectError(
+        await alice("POST", `/threads/${threadId}/messages/msg_01JD0000000000000000000000/feedback`, body),
+        404
+      )
+      const id = await newMessage(alice, threadId)
+      expectError(await alice("POST", `/threads/thread_01JD0000000000000000000000/messages/${id}/feedback`, body), 404)
+    })
+  })
+})
