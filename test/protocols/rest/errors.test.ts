@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import {
   admin,
   asUser,
@@ -6,9 +6,9 @@ import {
   createProject,
   type Gateway,
   NOW,
-  startGateway,
   stores,
-  type UserClient
+  type UserClient,
+  useGateway
 } from "../../layers.js"
 import { expectError, expectNoContent, listMessages, newMessage, newThread, rawRequest } from "./helpers.js"
 
@@ -23,8 +23,8 @@ const messageBody = (bytes: number) => {
 }
 
 describe.each(stores)("errors ($name)", (storeUnderTest) => {
+  const handle = useGateway(storeUnderTest)
   let gateway: Gateway
-  let drop: () => Promise<void>
   let projectId: string
   let apiKey: string
   let alice: UserClient
@@ -34,9 +34,7 @@ describe.each(stores)("errors ($name)", (storeUnderTest) => {
   const url = (path: string) => `${gateway.baseUrl}/v1${path}`
 
   beforeAll(async () => {
-    const made = await storeUnderTest.make()
-    drop = made.drop
-    gateway = await startGateway(made.store)
+    gateway = handle.current
     const project = await createProject(gateway)
     projectId = project.project_id
     apiKey = project.api_key
@@ -44,11 +42,6 @@ describe.each(stores)("errors ($name)", (storeUnderTest) => {
     threadId = await newThread(alice)
     messageId = await newMessage(alice, threadId)
   })
-  afterAll(async () => {
-    await gateway?.close()
-    await drop?.()
-  })
-
   describe("request bodies", () => {
     it("malformed JSON is 400 invalid_request on every body route", async () => {
       const raw = '{"last_message_at": '

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, type Gateway, startGateway, stores, type UserClient } from "../../layers.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { asUser, createProject, type Gateway, stores, type UserClient, useGateway } from "../../layers.js"
 import {
   expectError,
   expectNoContent,
@@ -24,24 +24,17 @@ const contentOf = (bytes: number, unit = "x") => {
 }
 
 describe.each(stores)("messages ($name)", (storeUnderTest) => {
+  const handle = useGateway(storeUnderTest)
   let gateway: Gateway
-  let drop: () => Promise<void>
   let alice: UserClient
   let alex: UserClient
 
   beforeAll(async () => {
-    const made = await storeUnderTest.make()
-    drop = made.drop
-    gateway = await startGateway(made.store)
+    gateway = handle.current
     const project = await createProject(gateway)
     alice = asUser(gateway, project.api_key, "alice", "ws-msg")
     alex = asUser(gateway, project.api_key, "alex", "ws-msg")
   })
-  afterAll(async () => {
-    await gateway?.close()
-    await drop?.()
-  })
-
   describe("create and list", () => {
     it("POST answers 201 { message_id }; the list answers Message objects", async () => {
       const threadId = await newThread(alice)

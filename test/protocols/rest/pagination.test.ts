@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, type Gateway, NOW, startGateway, stores, type UserClient } from "../../layers.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { asUser, createProject, type Gateway, NOW, stores, type UserClient, useGateway } from "../../layers.js"
 import { expectError, expectNoContent, inBatches, listMessages, newMessage, newThread } from "./helpers.js"
 
 interface ThreadRow {
@@ -23,8 +23,8 @@ const expectedOrder = (rows: ReadonlyArray<ThreadRow>) =>
 const timeFor = (i: number) => new Date(Date.UTC(2026, 0, 1) + ((i * 7919) % 23) * 3_600_000).toISOString()
 
 describe.each(stores)("pagination ($name)", (storeUnderTest) => {
+  const handle = useGateway(storeUnderTest)
   let gateway: Gateway
-  let drop: () => Promise<void>
   let apiKey: string
   /** A client in a workspace of its own, so each test sees only its own threads. */
   const inWorkspace = (workspace: string) => asUser(gateway, apiKey, "pat", workspace)
@@ -50,16 +50,9 @@ describe.each(stores)("pagination ($name)", (storeUnderTest) => {
   }
 
   beforeAll(async () => {
-    const made = await storeUnderTest.make()
-    drop = made.drop
-    gateway = await startGateway(made.store)
+    gateway = handle.current
     apiKey = (await createProject(gateway)).api_key
   })
-  afterAll(async () => {
-    await gateway?.close()
-    await drop?.()
-  })
-
   describe("GET /threads", () => {
     it("pages default to 20, limit=100 gives 100, limit=500 is clamped to 100", async () => {
       const client = inWorkspace("ws-many")

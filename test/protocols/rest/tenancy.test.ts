@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, type Gateway, startGateway, stores, type UserClient } from "../../layers.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { asUser, createProject, type Gateway, stores, type UserClient, useGateway } from "../../layers.js"
 import { expectError, expectNoContent, getThread, listMessages, newMessage, newThread } from "./helpers.js"
 
 /** Callers who must not see Alice's thread (project a, user alice, workspace ws-1). */
@@ -10,8 +10,8 @@ const STRANGERS = [
 ] as const
 
 describe.each(stores)("tenancy ($name)", (storeUnderTest) => {
+  const handle = useGateway(storeUnderTest)
   let gateway: Gateway
-  let drop: () => Promise<void>
   let alice: UserClient
   /** Same project and workspace, another user: sees the workspace's threads. */
   let colleague: UserClient
@@ -23,9 +23,7 @@ describe.each(stores)("tenancy ($name)", (storeUnderTest) => {
   let otherMessage: string
 
   beforeAll(async () => {
-    const made = await storeUnderTest.make()
-    drop = made.drop
-    gateway = await startGateway(made.store)
+    gateway = handle.current
     const projectA = await createProject(gateway, "a")
     const projectB = await createProject(gateway, "b")
     alice = asUser(gateway, projectA.api_key, "alice", "ws-1")
@@ -39,11 +37,6 @@ describe.each(stores)("tenancy ($name)", (storeUnderTest) => {
     otherThread = await newThread(alice, { title: "other" })
     otherMessage = await newMessage(alice, otherThread, { content: { text: "elsewhere" } })
   })
-  afterAll(async () => {
-    await gateway?.close()
-    await drop?.()
-  })
-
   /** Alice's thread and messages are exactly as created. */
   const expectUntouched = async () => {
     const got = await getThread(alice, thread)

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, type Gateway, NOW, startGateway, stores, type UserClient } from "../../layers.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { asUser, createProject, type Gateway, NOW, stores, type UserClient, useGateway } from "../../layers.js"
 import {
   expectError,
   expectNoContent,
@@ -12,24 +12,17 @@ import {
 } from "./helpers.js"
 
 describe.each(stores)("threads ($name)", (storeUnderTest) => {
+  const handle = useGateway(storeUnderTest)
   let gateway: Gateway
-  let drop: () => Promise<void>
   let projectId: string
   let alice: UserClient
 
   beforeAll(async () => {
-    const made = await storeUnderTest.make()
-    drop = made.drop
-    gateway = await startGateway(made.store)
+    gateway = handle.current
     const project = await createProject(gateway)
     projectId = project.project_id
     alice = asUser(gateway, project.api_key, "alice", "ws-threads")
   })
-  afterAll(async () => {
-    await gateway?.close()
-    await drop?.()
-  })
-
   describe("create and read", () => {
     it("POST /threads answers 201 { thread_id } and GET answers the Thread object", async () => {
       const created = await alice("POST", "/threads", {
