@@ -1,0 +1,205 @@
+/** The two load generators: autocannon (HTTP) and pgbench (SQL), and what a run measured. */
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import autocannon from "autocannon"
+import { machineCpuSeconds, postgresCpuSeconds, processCpuSeconds, readProbe, runToCompletion } from "./proc.js"
+
+export interface Measurement {
+  /** Successful (2xx) responses, or pgbench transactions, per second. */
+  readonly rps: number
+  readonly latencyMs: { readonly p50: number; readonly p99: number }
+  readonly requests: number
+  readonly non2xx: number
+  readonly errors: number
+  readonly durationS: number
+  /** CPU used during the run, in % of one core (null when it cannot be read). */
+  readonly cpu: {
+    readonly server: number | null
+    readonly postgres: number | null
+    readonly loadGenerator: number | null
+    /** Every process on the machine, in % of one core (cores x 100 is the ceiling). */
+    readonly machine: number | null
+    /** Share of the run the server's event loop was busy (bench/lib/probe.ts), 0..1. */
+    readonly serverEventLoop: number | null
+  }
+}
+
+export interface HttpLoad {
+  readonly url: string
+  readonly method: "GET" | "POST"
+  readonly headers: Record<string, string>
+  readonly body?: string
+  /** Per-request setup (dynamic path or body); `context` is autocannon's per-request context. */
+  readonly setupRequest?: (request: autocannon.Request, context: object) => autocannon.Request
+  readonly onResponse?: (status: number, body: string, context: object) => void
+}
+
+/** Negative when a process counted before (an autovacuum worker, say) has exited since: floor at 0. */
+const percent = (seconds: number | undefined, wallS: number): number | null =>
+  seconds === undefined || wallS <= 0 ? null : Math.max(0, Math.round((seconds / wallS) * 1000) / 10)
+
+/** One autocannon run against `load`; `serverPid` is the process whose CPU is reported. */
+export const runAutocannon = async (
+  load: HttpLoad,
+  options: {
+    readonly connections: number
+    readonly durationS: number
+    readonly serverPid: number | undefined
+    readonly probeFile?: string | undefined
+  }
+): Promise<Measurement> => {
+  const request: autocannon.Request = {
+    method: load.method,
+    ...(load.body === undefined ? {} : { body: load.body }),
+    ...(load.setupRequest === undefined ? {} : { setupRequest: load.setupRequest }),
+    ...(load.onResponse === undefined ? {} : { onResponse: load.onResponse })
+  }
+  const serverBefore = options.serverPid === undefined ? undefined : processCpuSeconds(options.serverPid)
+  const pgBefore = postgresCpuSeconds()
+  const machineBefore = machineCpuSeconds()
+  const probeBefore = options.probeFile === undefined ? undefined : readProbe(options.probeFile)
+  const selfBefore = process.cpuUsage()
+  const started = process.hrtime.bigint()
+  const result = await autocannon({
+    url: load.url,
+    connections: options.connections,
+    duration: options.durationS,
+    pipelining: 1,
+    timeout: 10,
+    headers: load.headers,
+    requests: [request]
+  })
+  const wallS = Number(process.hrtime.bigint() - started) / 1e9
+  const serverAfter = options.serverPid === undefined ? undefined : processCpuSeconds(options.serverPid)
+  const pgAfter = postgresCpuSeconds()
+  const machineAfter = machineCpuSeconds()
+  const probeAfter = options.probeFile === undefined ? undefined : readProbe(options.probeFile)
+  const self = process.cpuUsage(selfBefore)
+  const probeActive = probeBefore && probeAfter ? probeAfter.activeMs - probeBefore.activeMs : undefined
+  const probeIdle = probeBefore && probeAfter ? probeAfter.idleMs - probeBefore.idleMs : undefined
+  const ok = result["2xx"]
+  return {
+    rps: Math.round((ok / result.duration) * 10) / 10,
+    latencyMs: { p50: result.latency.p50, p99: result.latency.p99 },
+    requests: ok,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    durationS: result.duration,
+    cpu: {
+      server: percent(
+        serverBefore === undefined || serverAfter === undefined ? undefined : serverAfter - serverBefore,
+        wallS
+      ),
+      postgres: percent(pgBefore === undefined || pgAfter === undefined ? undefined : pgAfter - pgBefore, wallS),
+      loadGenerator: percent((self.user + self.system) / 1e6, wallS),
+      machine: percent(
+        machineBefore === undefined || machineAfter === undefined ? undefined : machineAfter.busy - machineBefore.busy,
+        wallS
+      ),
+      serverEventLoop:
+        probeActive === undefined || probeIdle === undefined || probeActive + probeIdle <= 0
+          ? null
+          : Math.round((probeActive / (probeActive + probeIdle)) * 100) / 100
+    }
+  }
+}
+
+const quantile = (sorted: Float64Array, q: number): number => {
+  if (sorted.length === 0) return Number.NaN
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))
+  return sorted[index] ?? Number.NaN
+}
+
+export interface PgbenchOptions {
+  readonly databaseUrl: string
+  readonly script: string
+  readonly clients: number
+  readonly threads: number
+  readonly durationS: number
+  /** A scratch directory for the script and the per-transaction logs (removed afterwards). */
+  readonly workDir: string
+}
+
+/** pgbench -n -M extended -c -j -T -f script -l; latency percentiles from the per-transaction log. */
+export const runPgbench = async (options: PgbenchOptions): Promise<Measurement & { readonly command: string }> => {
+  const url = new URL(options.databaseUrl)
+  const scriptPath = join(options.workDir, "pgbench-insert.sql")
+  writeFileSync(scriptPath, options.script)
+  const logPrefix = "pgbench_log"
+  const args = [
+    "-h",
+    url.hostname,
+    "-p",
+    url.port || "5432",
+    "-U",
+    decodeURIComponent(url.username || "postgres"),
+    "-n",
+    "-M",
+    "extended",
+    "-c",
+    String(options.clients),
+    "-j",
+    String(options.threads),
+    "-T",
+    String(options.durationS),
+    "-f",
+    scriptPath,
+    "-l",
+    "--log-prefix",
+    join(options.workDir, logPrefix),
+    url.pathname.slice(1)
+  ]
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin" }
+  if (url.password !== "") env.PGPASSWORD = decodeURIComponent(url.password)
+  const machineBefore = machineCpuSeconds()
+  const started = process.hrtime.bigint()
+  const out = await runToCompletion({
+    name: "pgbench",
+    command: "pgbench",
+    args,
+    cwd: options.workDir,
+    env,
+    timeoutMs: (options.durationS + 60) * 1000
+  })
+  const wallS = Number(process.hrtime.bigint() - started) / 1e9
+  const machineAfter = machineCpuSeconds()
+  if (out.code !== 0) throw new Error(`pgbench failed (${out.code}): ${out.stderr}\n${out.stdout}`)
+  const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(out.stdout)
+  const processed = /number of transactions actually processed: (\d+)/.exec(out.stdout)
+  const failed = /number of failed transactions: (\d+)/.exec(out.stdout)
+  if (!tps?.[1]) throw new Error(`pgbench: no tps in output:\n${out.stdout}`)
+  const latencies: Array<number> = []
+  for (const file of readdirSync(options.workDir)) {
+    if (!file.startsWith(`${logPrefix}.`)) continue
+    const path = join(options.workDir, file)
+    for (const line of readFileSync(path, "utf8").split("\n")) {
+      // client_id transaction_no time script_no time_epoch time_us; time in microseconds
+      const fields = line.split(" ")
+      const us = Number(fields[2])
+      if (fields.length >= 6 && Number.isFinite(us)) latencies.push(us / 1000)
+    }
+    rmSync(path)
+  }
+  const sorted = Float64Array.from(latencies).sort()
+  const round2 = (n: number) => Math.round(n * 100) / 100
+  return {
+    command: `pgbench ${args.map((a) => (a.includes(" ") ? `'${a}'` : a)).join(" ")}`,
+    rps: Math.round(Number(tps[1]) * 10) / 10,
+    latencyMs: { p50: round2(quantile(sorted, 0.5)), p99: round2(quantile(sorted, 0.99)) },
+    requests: Number(processed?.[1] ?? latencies.length),
+    non2xx: Number(failed?.[1] ?? 0),
+    errors: 0,
+    durationS: options.durationS,
+    // pgbench's backends come and go with the run, so /proc cannot account for them.
+    cpu: {
+      server: null,
+      postgres: null,
+      loadGenerator: null,
+      machine: percent(
+        machineBefore === undefined || machineAfter === undefined ? undefined : machineAfter.busy - machineBefore.busy,
+        wallS
+      ),
+      serverEventLoop: null
+    }
+  }
+}

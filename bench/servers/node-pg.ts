@@ -1,0 +1,296 @@
+/**
+ * Database baseline: bare node:http + a pg.Pool of the gateway's size, doing
+ * what the gateway does for create thread, append message and list messages
+ * with the same SQL (./sql.ts), the same API-key check (SHA-256 of the bearer,
+ * a query only when the 5 s cache misses), the same identity headers, JSON
+ * parsing and re-serialization of the content, and the same page writer.
+ *
+ * Env: DATABASE_URL, DATABASE_POOL_MAX (10), API_KEY_CACHE_MS (5000), PORT (0).
+ * Prints `LISTENING <port>` once bound.
+ */
+import { createHash, randomBytes } from "node:crypto"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import pg from "pg"
+import { APPEND_MESSAGE, FIND_ACTIVE_KEY, INSERT_THREAD, LIST_MESSAGES, THREAD_EXISTS } from "./sql.js"
+
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DATABASE_POOL_MAX ?? 10),
+  connectionTimeoutMillis: 10_000,
+  application_name: "svc-bench-baseline"
+})
+pool.on("error", () => {})
+
+const cacheMs = Number(process.env.API_KEY_CACHE_MS ?? 5000)
+const MAX_BODY = 1024 * 1024
+const MESSAGE_MAX_BODY = 128 * 1024
+const CONTENT_MAX_BYTES = 64 * 1024
+const KEY_PATTERN = /^sk_[A-Za-z0-9_-]{32,128}$/
+
+// ---- ids: prefixed, monotonic ULIDs like src/Ids.ts ----
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+let lastTime = -1
+const lastRandom = new Uint8Array(10)
+const ulid = (): string => {
+  const now = Date.now()
+  if (now <= lastTime) {
+    for (let i = 9; i >= 0; i--) {
+      const next = (lastRandom[i] ?? 0) + 1
+      lastRandom[i] = next & 0xff
+      if (next <= 0xff) break
+    }
+  } else {
+    lastTime = now
+    lastRandom.set(randomBytes(10))
+  }
+  let time = ""
+  let t = lastTime
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[t % 32] + time
+    t = Math.floor(t / 32)
+  }
+  let rand = ""
+  let buffer = 0
+  let bits = 0
+  for (const byte of lastRandom) {
+    buffer = (buffer << 8) | byte
+    bits += 8
+    while (bits >= 5) {
+      rand += ALPHABET[(buffer >> (bits - 5)) & 31]
+      bits -= 5
+    }
+    buffer &= (1 << bits) - 1
+  }
+  return time + rand
+}
+
+// ---- replies ----
+class HttpFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string
+  ) {
+    super(message)
+  }
+}
+
+const send = (response: ServerResponse, status: number, body: string) => {
+  response.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(body))
+  })
+  response.end(body)
+}
+
+// ---- auth: same cache policy as src/auth/ApiKeys.ts ----
+interface CacheEntry {
+  readonly projectId: string | undefined
+  readonly until: number
+}
+const keyCache = new Map<string, CacheEntry>()
+
+const verifyKey = async (token: string): Promise<string | undefined> => {
+  if (!KEY_PATTERN.test(token)) return undefined
+  const hash = createHash("sha256").update(token).digest("hex")
+  const cached = keyCache.get(hash)
+  if (cached && cached.until > Date.now()) return cached.projectId
+  const { rows } = await pool.query<{ project_id: string; expires_at: Date | null }>(FIND_ACTIVE_KEY, [hash])
+  const row = rows[0]
+  const expires = row?.expires_at ? row.expires_at.getTime() : Number.POSITIVE_INFINITY
+  const entry = { projectId: row?.project_id, until: Math.min(Date.now() + cacheMs, expires) }
+  if (cacheMs > 0) {
+    if (keyCache.size >= 10_000) keyCache.clear()
+    keyCache.set(hash, entry)
+  }
+  return entry.projectId
+}
+
+interface Caller {
+  readonly projectId: string
+  readonly userId: string
+  readonly workspaceId: string
+}
+
+const identity = (request: IncomingMessage, name: "svc-user-id" | "svc-workspace-id"): string => {
+  const raw = request.headers[name]
+  const value = typeof raw === "string" ? raw.trim() : ""
+  if (value === "" || value.length > 255) throw new HttpFailure(400, "invalid_request", `${name} header is invalid`)
+  return value
+}
+
+const authenticate = async (request: IncomingMessage): Promise<Caller> => {
+  const header = request.headers.authorization
+  const token =
+    header !== undefined && header.slice(0, 7).toLowerCase() === "bearer " ? header.slice(7).trim() : undefined
+  if (token === undefined || token === "") throw new HttpFailure(401, "unauthorized", "missing bearer credential")
+  const projectId = await verifyKey(token)
+  if (projectId === undefined) throw new HttpFailure(401, "unauthorized", "invalid, expired or revoked API key")
+  return { projectId, userId: identity(request, "svc-user-id"), workspaceId: identity(request, "svc-workspace-id") }
+}
+
+const readJson = (request: IncomingMessage, maxBytes: number): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    const type = (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase()
+    if (type !== "application/json") {
+      reject(new HttpFailure(415, "unsupported_media_type", "request body must be application/json"))
+      return
+    }
+    const chunks: Array<Buffer> = []
+    let size = 0
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBytes) {
+        reject(new HttpFailure(413, "payload_too_large", "request body is too large"))
+        request.destroy()
+        return
+      }
+      chunks.push(chunk)
+    })
+    request.on("end", () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")))
+      } catch {
+        reject(new HttpFailure(400, "invalid_request", "request body is not valid JSON"))
+      }
+    })
+    request.on("error", reject)
+  })
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const invalid = (message: string) => new HttpFailure(400, "invalid_request", message)
+
+// ---- routes ----
+const createThread = async (request: IncomingMessage, response: ServerResponse) => {
+  const caller = await authenticate(request)
+  const body = await readJson(request, MAX_BODY)
+  if (!isObject(body) || typeof body.last_message_at !== "string") throw invalid("last_message_at is required")
+  const lastMessageAt = new Date(body.last_message_at)
+  if (Number.isNaN(lastMessageAt.getTime())) throw invalid("last_message_at is not a date")
+  const id = `thread_${ulid()}`
+  await pool.query(INSERT_THREAD, [
+    caller.projectId,
+    id,
+    caller.workspaceId,
+    caller.userId,
+    null,
+    null,
+    JSON.stringify(body.metadata ?? {}),
+    lastMessageAt.toISOString()
+  ])
+  send(response, 201, JSON.stringify({ thread_id: id }))
+}
+
+const appendMessage = async (request: IncomingMessage, response: ServerResponse, threadId: string) => {
+  const caller = await authenticate(request)
+  const body = await readJson(request, MESSAGE_MAX_BODY)
+  if (!isObject(body)) throw invalid("body must be an object")
+  const parentId = body.parent_id
+  if (parentId !== null && typeof parentId !== "string") throw invalid("parent_id must be a string or null")
+  const format = body.format
+  if (typeof format !== "string" || format.length < 1 || format.length > 64) throw invalid("format is invalid")
+  if (!isObject(body.content)) throw invalid("content must be an object")
+  const contentJson = JSON.stringify(body.content)
+  if (Buffer.byteLength(contentJson) > CONTENT_MAX_BYTES) throw invalid("content is too large")
+  const id = `msg_${ulid()}`
+  const p = caller.projectId
+  const { rows } = await pool.query<{ thread_found: boolean; inserted: boolean }>(APPEND_MESSAGE, [
+    p,
+    caller.workspaceId,
+    threadId,
+    p,
+    threadId,
+    parentId,
+    p,
+    id,
+    parentId,
+    caller.userId,
+    format,
+    contentJson,
+    parentId,
+    p,
+    threadId
+  ])
+  const row = rows[0]
+  if (!row?.thread_found) throw new HttpFailure(404, "not_found", "thread not found")
+  if (!row.inserted) throw invalid("parent_id is not a message of this thread")
+  send(response, 201, JSON.stringify({ message_id: id }))
+}
+
+interface MessageRow {
+  readonly id: string
+  readonly parent_id: string | null
+  readonly height: number
+  readonly created_at: Date
+  readonly updated_at: Date
+  readonly format: string
+  readonly content: string
+}
+
+const listMessages = async (request: IncomingMessage, response: ServerResponse, threadId: string, query: string) => {
+  const caller = await authenticate(request)
+  const limitParam = new URLSearchParams(query).get("limit")
+  const limit = limitParam === null ? 200 : Math.min(200, Number(limitParam))
+  if (!Number.isInteger(limit) || limit < 1) throw invalid("limit must be an integer >= 1")
+  const exists = await pool.query(THREAD_EXISTS, [caller.projectId, caller.workspaceId, threadId])
+  if (exists.rows.length === 0) throw new HttpFailure(404, "not_found", "thread not found")
+  const { rows } = await pool.query<MessageRow>(LIST_MESSAGES, [caller.projectId, threadId, limit])
+  // The page writer of protocols/rest/Messages.ts.
+  let body = '{"messages":['
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as MessageRow
+    if (i > 0) body += ","
+    body +=
+      `{"id":${JSON.stringify(row.id)},"parent_id":${JSON.stringify(row.parent_id)},"height":${row.height},` +
+      `"created_at":"${row.created_at.toISOString()}","updated_at":"${row.updated_at.toISOString()}",` +
+      `"format":${JSON.stringify(row.format)},"content":${row.content}}`
+  }
+  body += "]}"
+  send(response, 200, body)
+}
+
+const MESSAGES_PATH = /^\/v1\/threads\/([^/]+)\/messages$/
+
+const route = async (request: IncomingMessage, response: ServerResponse) => {
+  const url = request.url ?? "/"
+  const q = url.indexOf("?")
+  const path = q < 0 ? url : url.slice(0, q)
+  const query = q < 0 ? "" : url.slice(q + 1)
+  if (path === "/healthz" && request.method === "GET") return send(response, 200, '{"status":"ok"}')
+  if (path === "/v1/threads" && request.method === "POST") return createThread(request, response)
+  const match = MESSAGES_PATH.exec(path)
+  if (match?.[1] !== undefined) {
+    const threadId = decodeURIComponent(match[1])
+    if (request.method === "POST") return appendMessage(request, response, threadId)
+    if (request.method === "GET") return listMessages(request, response, threadId, query)
+  }
+  throw new HttpFailure(404, "not_found", "no such route")
+}
+
+const server = createServer((request, response) => {
+  route(request, response).catch((error: unknown) => {
+    if (error instanceof HttpFailure) {
+      send(response, error.status, JSON.stringify({ error: error.code, message: error.message }))
+    } else {
+      process.stderr.write(`request failed: ${String(error)}\n`)
+      send(response, 500, '{"error":"internal","message":"internal error"}')
+    }
+  })
+})
+
+server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? "127.0.0.1", () => {
+  const address = server.address()
+  const port = typeof address === "object" && address !== null ? address.port : 0
+  process.stdout.write(`LISTENING ${port}\n`)
+})
+
+const stop = () => {
+  server.close(() => {
+    void pool.end().finally(() => process.exit(0))
+  })
+  server.closeAllConnections()
+}
+process.on("SIGTERM", stop)
+process.on("SIGINT", stop)
