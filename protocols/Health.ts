@@ -6,7 +6,11 @@ import * as Layer from "effect/Layer"
 
 const ok = HttpServerResponse.unsafeJson({ status: "ok" })
 
-/** /healthz: the process answers. /readyz: the database answers within 2 s. */
+/**
+ * /healthz: the process answers (the gateway's Node server answers it before
+ * the runtime, see src/NodeServer.ts; this route serves other servers, such as
+ * the tests' in-process one). /readyz: the database answers within 2 s.
+ */
 export const HealthRoutes = Layer.effectDiscard(
   Effect.gen(function* () {
     const router = yield* HttpLayerRouter.HttpRouter

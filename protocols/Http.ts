@@ -4,6 +4,7 @@
  */
 import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../schema/Api.js"
@@ -30,4 +31,8 @@ export const RoutesLive = Layer.unwrapEffect(
   )
 )
 
-export const HttpLive = HttpLayerRouter.serve(RoutesLive)
+/**
+ * No span per HTTP request: nothing exports them yet, and making one costs
+ * every request (measured in bench/).
+ */
+export const HttpLive = HttpMiddleware.withTracerDisabledWhen(HttpLayerRouter.serve(RoutesLive), () => true)

@@ -15,7 +15,7 @@ import { BootstrapLive } from "./Bootstrap.js"
 import { AppConfig } from "./Config.js"
 import { ServicesLive } from "./Layers.js"
 import { LoggingLive } from "./Logging.js"
-import { gracefulServer } from "./Shutdown.js"
+import { gatewayNodeServer } from "./NodeServer.js"
 import * as Database from "./storage/Database.js"
 
 const ServerLive = Layer.unwrapEffect(
@@ -23,7 +23,7 @@ const ServerLive = Layer.unwrapEffect(
     const port = yield* AppConfig.port
     const host = yield* AppConfig.host
     const shutdownTimeoutMs = yield* AppConfig.shutdownTimeoutMs
-    return NodeHttpServer.layer(() => gracefulServer(createServer(), shutdownTimeoutMs), { port, host })
+    return NodeHttpServer.layer(() => gatewayNodeServer(createServer(), shutdownTimeoutMs), { port, host })
   })
 )
 

@@ -7,22 +7,22 @@ import { Messages } from "../../src/Messages.js"
 import type { MessageRow } from "../../src/storage/MessagesRepo.js"
 
 /**
- * A page of messages written straight from the rows: content arrives from the
- * database as JSON text and is spliced in, not parsed and re-serialized. The
- * shape is the MessageList schema's (the tests decode it with that schema).
+ * A page of messages written straight from the rows: content and timestamps
+ * arrive from the database as JSON-ready text and are spliced in, and the
+ * string goes to Node as is. The shape is the MessageList schema's (the tests
+ * decode it with that schema).
  */
 const messagePage = (rows: ReadonlyArray<MessageRow>): HttpServerResponse.HttpServerResponse => {
-  let body = '{"messages":['
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i] as MessageRow
-    if (i > 0) body += ","
-    body +=
+  const parts: Array<string> = []
+  for (const row of rows) {
+    parts.push(
       `{"id":${JSON.stringify(row.id)},"parent_id":${JSON.stringify(row.parent_id)},"height":${row.height},` +
-      `"created_at":"${row.created_at.toISOString()}","updated_at":"${row.updated_at.toISOString()}",` +
-      `"format":${JSON.stringify(row.format)},"content":${row.content}}`
+        `"created_at":"${row.created_at}","updated_at":"${row.updated_at}",` +
+        `"format":${JSON.stringify(row.format)},"content":${row.content}}`
+    )
   }
-  body += "]}"
-  return HttpServerResponse.text(body, { contentType: "application/json" })
+  const body = `{"messages":[${parts.join(",")}]}`
+  return HttpServerResponse.raw(body, { contentType: "application/json", contentLength: Buffer.byteLength(body) })
 }
 
 export const MessagesLive = HttpApiBuilder.group(Api, "messages", (handlers) =>

@@ -1,4 +1,6 @@
+import * as Schema from "effect/Schema"
 import { beforeAll, describe, expect, it } from "vitest"
+import { MessageList } from "../../../schema/Message.js"
 import { asUser, createProject, NOW, stores, type UserClient, useGateway } from "../../layers.js"
 
 describe.each(stores)("smoke ($name)", (storeUnderTest) => {
@@ -22,5 +24,10 @@ describe.each(stores)("smoke ($name)", (storeUnderTest) => {
     expect(list.status).toBe(200)
     expect(list.body.messages).toHaveLength(1)
     expect(list.body.messages[0].content).toEqual({ text: "hi" })
+    // The page is written by hand for speed: it must still be the contract's shape.
+    const decoded = Schema.decodeUnknownSync(MessageList)(list.body)
+    expect(decoded.messages[0]?.created_at.toISOString()).toBe(list.body.messages[0].created_at)
+    expect(list.headers.get("content-length")).toBe(String(Buffer.byteLength(list.text)))
+    expect(list.headers.get("content-type")).toMatch(/^application\/json/)
   })
 })
