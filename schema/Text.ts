@@ -24,28 +24,39 @@ export const StorableString = Schema.String.pipe(Schema.filter((text) => isStora
 export const jsonProblem = (
   value: unknown
 ): { readonly path: ReadonlyArray<string>; readonly message: string } | undefined => {
-  const stack: Array<{ value: unknown; depth: number; path: ReadonlyArray<string> }> = [{ value, depth: 0, path: [] }]
-  while (stack.length > 0) {
-    const item = stack.pop()
-    if (item === undefined) break
+  // Each entry keeps its parent, so a path is only built for the value at fault.
+  interface Entry {
+    readonly value: unknown
+    readonly depth: number
+    readonly key: string
+    readonly parent: Entry | undefined
+  }
+  const pathOf = (entry: Entry | undefined): Array<string> => {
+    const path: Array<string> = []
+    for (let at = entry; at?.parent !== undefined; at = at.parent) path.unshift(at.key)
+    return path
+  }
+  const stack: Array<Entry> = [{ value, depth: 0, key: "", parent: undefined }]
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const current = item.value
     if (typeof current === "string") {
-      if (!isStorableText(current)) return { path: item.path, message: UNSTORABLE_MESSAGE }
+      if (!isStorableText(current)) return { path: pathOf(item), message: UNSTORABLE_MESSAGE }
       continue
     }
     if (typeof current !== "object" || current === null) continue
     if (item.depth >= Limits.jsonMaxDepth) {
-      return { path: item.path, message: `nested deeper than ${Limits.jsonMaxDepth} levels` }
+      return { path: pathOf(item), message: `nested deeper than ${Limits.jsonMaxDepth} levels` }
     }
     if (Array.isArray(current)) {
-      current.forEach((element, index) => {
-        stack.push({ value: element, depth: item.depth + 1, path: [...item.path, String(index)] })
-      })
+      for (let index = 0; index < current.length; index++) {
+        stack.push({ value: current[index], depth: item.depth + 1, key: String(index), parent: item })
+      }
       continue
     }
-    for (const [key, element] of Object.entries(current)) {
-      if (!isStorableText(key)) return { path: [...item.path, key], message: `key ${UNSTORABLE_MESSAGE}` }
-      stack.push({ value: element, depth: item.depth + 1, path: [...item.path, key] })
+    for (const key in current) {
+      if (!Object.hasOwn(current, key)) continue
+      if (!isStorableText(key)) return { path: [...pathOf(item), key], message: `key ${UNSTORABLE_MESSAGE}` }
+      stack.push({ value: (current as Record<string, unknown>)[key], depth: item.depth + 1, key, parent: item })
     }
   }
   return undefined
