@@ -7,9 +7,9 @@
 import * as Schema from "effect/Schema"
 import { Limits } from "./Limits.js"
 
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
-export const isStorableText = (text: string): boolean => !UNSTORABLE.test(text)
+export const isStorableText = (text: string): boolean => !text.includes("\u0000") && !UNPAIRED_SURROGATE.test(text)
 
 const UNSTORABLE_MESSAGE = "must not contain NUL characters or unpaired surrogates"
 
