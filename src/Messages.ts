@@ -72,8 +72,7 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       input: CreateFeedback
     ) {
       yield* threads.requireVisible(caller, threadId)
-      if (!(yield* repo.exists(caller.projectId, threadId, messageId))) return yield* Effect.fail(notFound("message"))
-      return yield* feedback.upsert({
+      const saved = yield* feedback.upsert({
         projectId: caller.projectId,
         id: newId("fb"),
         threadId,
@@ -82,6 +81,8 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
         type: input.type,
         comment: input.comment ?? null
       })
+      if (saved === undefined) return yield* Effect.fail(notFound("message"))
+      return saved
     })
 
     return { list, create, update, removeMany, giveFeedback } as const

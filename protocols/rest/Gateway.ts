@@ -16,6 +16,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Limits } from "../../schema/Limits.js"
+import { sqlState } from "../../src/storage/SqlErrors.js"
 
 const errorResponse = (status: number, error: string, message: string, details?: Record<string, unknown>) =>
   HttpServerResponse.unsafeJson({ error, message, ...details }, { status })
@@ -86,11 +87,8 @@ const isBodyTooLarge = (error: HttpServerError.RequestError) =>
  */
 const UNSTORABLE_SQLSTATES = new Set(["22P05", "22021", "22P02", "22001", "54001"])
 
-const isUnstorableValue = (error: unknown): boolean => {
-  if (!(error instanceof SqlError)) return false
-  const cause: unknown = error.cause
-  return typeof cause === "object" && cause !== null && "code" in cause && UNSTORABLE_SQLSTATES.has(String(cause.code))
-}
+const isUnstorableValue = (error: unknown): boolean =>
+  error instanceof SqlError && UNSTORABLE_SQLSTATES.has(sqlState(error) ?? "")
 
 const fromCause = (cause: Cause.Cause<unknown>) => {
   if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)

@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import { whenReferenceGone } from "./SqlErrors.js"
 import type { Scope } from "./ThreadsRepo.js"
 
 export interface NewMessage {
@@ -64,7 +65,9 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
         Effect.map(
           ([row]): AppendOutcome =>
             !row?.thread_found ? "thread_not_found" : row.inserted ? "created" : "parent_not_found"
-        )
+        ),
+        // The thread was deleted between the check and the insert.
+        whenReferenceGone<AppendOutcome>("thread_not_found")
       )
 
     const list = (
@@ -104,11 +107,6 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
         )
         SELECT count(*)::int AS deleted FROM gone`.pipe(Effect.map(([row]) => row?.deleted ?? 0))
 
-    const exists = (projectId: string, threadId: string, id: string) =>
-      sql`SELECT 1 AS one FROM messages WHERE project_id = ${projectId} AND thread_id = ${threadId} AND id = ${id}`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
-
     return {
       append: (scope: Scope, message: NewMessage) => append(scope, message).pipe(Effect.orDie),
       list: (projectId: string, threadId: string, options: Parameters<typeof list>[2]) =>
@@ -116,8 +114,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
       updateContent: (projectId: string, threadId: string, id: string, contentJson: string) =>
         updateContent(projectId, threadId, id, contentJson).pipe(Effect.orDie),
       removeWithDescendants: (projectId: string, threadId: string, ids: ReadonlyArray<string>) =>
-        removeWithDescendants(projectId, threadId, ids).pipe(Effect.orDie),
-      exists: (projectId: string, threadId: string, id: string) => exists(projectId, threadId, id).pipe(Effect.orDie)
+        removeWithDescendants(projectId, threadId, ids).pipe(Effect.orDie)
     } as const
   })
 }) {}

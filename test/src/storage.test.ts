@@ -7,7 +7,8 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { describe, expect, it } from "vitest"
 import * as Database from "../../src/storage/Database.js"
-import { freshPostgresDatabase } from "../layers.js"
+import { sqlState, whenReferenceGone } from "../../src/storage/SqlErrors.js"
+import { freshPostgresDatabase, stores } from "../layers.js"
 
 const withStore = <A>(store: Database.StoreKind, use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
   Effect.runPromise(
@@ -60,6 +61,32 @@ describe("storage on the embedded store", () => {
         )
     )
     expect(count).toBe(0)
+  })
+})
+
+describe.each(stores)("database errors ($name)", (storeUnderTest) => {
+  it("a foreign key violation is told apart from other errors", async () => {
+    const made = await storeUnderTest.make()
+    try {
+      const outcome = await withStore(made.store, (sql) =>
+        sql`INSERT INTO message_feedback (project_id, id, thread_id, message_id, user_id, type)
+          VALUES ('proj_none', 'fb_1', 'thread_none', 'msg_none', 'u', 'positive')`.pipe(
+          Effect.as("inserted"),
+          whenReferenceGone("reference gone")
+        )
+      )
+      expect(outcome).toBe("reference gone")
+      const other = await withStore(made.store, (sql) =>
+        sql`SELECT 1 FROM no_such_table`.pipe(
+          Effect.as("selected"),
+          whenReferenceGone("reference gone"),
+          Effect.catchAll((error) => Effect.succeed(`failed: ${sqlState(error)}`))
+        )
+      )
+      expect(other).toBe("failed: 42P01")
+    } finally {
+      await made.drop()
+    }
   })
 })
 

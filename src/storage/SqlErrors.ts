@@ -1,0 +1,21 @@
+import type { SqlError } from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
+
+/** The SQLSTATE of a database error, when the driver gave one. */
+export const sqlState = (error: SqlError): string | undefined => {
+  const cause: unknown = error.cause
+  return typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
+}
+
+/**
+ * A row referenced by the statement went away concurrently (foreign key
+ * violation, 23503): answer `value` instead, as if the check had failed.
+ */
+export const whenReferenceGone =
+  <B>(value: B) =>
+  <A, R>(effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A | B, SqlError, R> =>
+    Effect.catchIf(
+      effect,
+      (error) => sqlState(error) === "23503",
+      () => Effect.succeed(value)
+    )
