@@ -5,8 +5,29 @@ import { jsonProblem } from "./Text.js"
 /** Opaque, time-sortable id (decisions.md §1). */
 export const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(Limits.idMaxLength))
 
-/** ISO 8601 UTC with milliseconds on the wire; a Date inside. */
-export const Timestamp = Schema.Date.annotations({
+/**
+ * ISO 8601 date-time on the wire, a Date inside. Answers carry UTC with
+ * milliseconds (`2026-11-22T10:15:30.123Z`); requests may give up to 6
+ * fractional digits and `Z` or an offset, years 0001 to 9999. Anything else
+ * (a bare date, a local time, an out-of-range year) is 400: it would be read
+ * in the server's zone or refused by the database.
+ */
+const ISO_DATE_TIME =
+  /^(?!0000)\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/
+
+export const Timestamp = Schema.String.pipe(
+  Schema.pattern(ISO_DATE_TIME, {
+    message: () => "expected an ISO 8601 date-time such as 2026-11-22T10:15:30.123Z"
+  }),
+  // Date would roll 2026-02-31 over to March 3rd.
+  Schema.filter((text) => {
+    const [year, month, day] = text.slice(0, 10).split("-").map(Number)
+    const daysInMonth = new Date(Date.UTC(year ?? 0, month ?? 0, 0)).getUTCDate()
+    return (day ?? 0) <= daysInMonth || `no day ${day} in ${text.slice(0, 7)}`
+  }),
+  Schema.compose(Schema.Date)
+).annotations({
+  identifier: "Timestamp",
   description: "ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z"
 })
 
@@ -82,14 +103,19 @@ export const Metadata = Schema.Unknown.pipe(
   })
 ).annotations({ identifier: "Metadata", description: "Any JSON value; an object has at most 16 keys" })
 
-/** Message content: a JSON object of at most 64 KB serialized (UTF-8 bytes). */
-export const MessageContent = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-  .pipe(
-    Schema.filter(
-      (value) =>
-        jsonProblem(value) ??
-        (utf8Length(JSON.stringify(value)) <= Limits.message.contentMaxBytes ||
-          `content is larger than ${Limits.message.contentMaxBytes} bytes serialized`)
-    )
+/**
+ * Message content: a JSON object of at most 64 KB serialized (UTF-8 bytes).
+ * Validated in place rather than decoded as a Record, which would copy it
+ * (and lose a `__proto__` key on the way).
+ */
+export const MessageContent = Schema.Unknown.pipe(
+  Schema.filter((value): value is Readonly<Record<string, unknown>> => isPlainObject(value), {
+    message: () => "content must be a JSON object"
+  }),
+  Schema.filter(
+    (value) =>
+      jsonProblem(value) ??
+      (utf8Length(JSON.stringify(value)) <= Limits.message.contentMaxBytes ||
+        `content is larger than ${Limits.message.contentMaxBytes} bytes serialized`)
   )
-  .annotations({ identifier: "MessageContent", description: "A JSON object, at most 64 KB serialized" })
+).annotations({ identifier: "MessageContent", description: "A JSON object, at most 64 KB serialized" })

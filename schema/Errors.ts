@@ -25,19 +25,9 @@ export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
   HttpApiSchema.annotations({ status: 401 })
 ) {}
 
-export class Forbidden extends Schema.Class<Forbidden>("Forbidden")(
-  { error: Schema.tag("forbidden"), message: Schema.String },
-  HttpApiSchema.annotations({ status: 403 })
-) {}
-
 export class NotFound extends Schema.Class<NotFound>("NotFound")(
   { error: Schema.tag("not_found"), message: Schema.String },
   HttpApiSchema.annotations({ status: 404 })
-) {}
-
-export class Conflict extends Schema.Class<Conflict>("Conflict")(
-  { error: Schema.tag("conflict"), message: Schema.String },
-  HttpApiSchema.annotations({ status: 409 })
 ) {}
 
 export class PayloadTooLarge extends Schema.Class<PayloadTooLarge>("PayloadTooLarge")(

@@ -25,6 +25,12 @@ export const Limits = {
   feedback: { commentMaxLength: 2_000 },
   /** Svc-User-Id and Svc-Workspace-Id values. */
   identityHeaderMaxLength: 255,
+  sdkClients: {
+    /** Entries unseen this long drop off the list (spec part 8). */
+    ttlDays: 180,
+    /** Distinct name/version pairs kept per project; past it only known ones are refreshed. */
+    maxPerProject: 500
+  },
   sdkHeader: { maxTokens: 8, tokenPartMaxLength: 64 },
   apiKey: { expiryPresetsDays: [7, 30, 90, 365] as const },
   project: { nameMaxLength: 100 },

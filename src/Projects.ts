@@ -1,10 +1,21 @@
 import * as Effect from "effect/Effect"
+import type { ApiKeyCreated, ApiKeyInfo, Project, ProjectCreated } from "../schema/Admin.js"
 import { notFound } from "../schema/Errors.js"
-import { ApiKeys } from "./auth/ApiKeys.js"
+import { type ApiKeyRow, ApiKeys } from "./auth/ApiKeys.js"
 import { newId } from "./Ids.js"
 import { ProjectsRepo } from "./storage/ProjectsRepo.js"
 import { SdkClientsRepo } from "./storage/SdkClientsRepo.js"
 
+const apiKeyInfo = (row: ApiKeyRow): typeof ApiKeyInfo.Type => ({
+  key_id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  created_at: row.created_at,
+  expires_at: row.expires_at,
+  revoked_at: row.revoked_at
+})
+
+/** The admin plane's use cases, answered in the admin API's shapes (the CLI prints the same). */
 export class Projects extends Effect.Service<Projects>()("svc/Projects", {
   dependencies: [ProjectsRepo.Default, ApiKeys.Default, SdkClientsRepo.Default],
   effect: Effect.gen(function* () {
@@ -12,16 +23,28 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
     const keys = yield* ApiKeys
     const sdkClients = yield* SdkClientsRepo
 
-    /** A new project and its first API key (which never expires). */
+    const insertWithKey = (name: string) =>
+      Effect.gen(function* () {
+        const projectId = newId("proj")
+        yield* repo.insert(projectId, name)
+        const { apiKey } = yield* keys.create(projectId, { name: "first key" })
+        const created: typeof ProjectCreated.Type = { project_id: projectId, api_key: apiKey }
+        return created
+      })
+
+    /** A new project and its first API key (which never expires), in one transaction. */
     const create = Effect.fn("Projects.create")(function* (name: string) {
-      const projectId = newId("proj")
-      yield* repo.insert(projectId, name)
-      const { apiKey } = yield* keys.create(projectId, { name: "first key" })
-      return { project_id: projectId, api_key: apiKey }
+      return yield* repo.transaction(insertWithKey(name))
     })
 
     const list = Effect.fn("Projects.list")(function* () {
-      return yield* repo.list
+      const rows = yield* repo.list
+      return rows.map((row): typeof Project.Type => ({
+        project_id: row.id,
+        name: row.name,
+        plan: row.plan,
+        created_at: row.created_at
+      }))
     })
 
     const require = Effect.fn("Projects.require")(function* (projectId: string) {
@@ -30,10 +53,37 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
       return project
     })
 
-    /** On an empty store: a project named `default`, whose id and key are answered once. */
+    /**
+     * On an empty store: a project named `default`, whose id and key are
+     * answered once. Gateways starting together on one database make one.
+     */
     const bootstrap = Effect.fn("Projects.bootstrap")(function* () {
-      if ((yield* repo.count) > 0) return undefined
-      return yield* create("default")
+      return yield* repo.exclusively(
+        Effect.gen(function* () {
+          if ((yield* repo.count) > 0) return undefined
+          return yield* insertWithKey("default")
+        })
+      )
+    })
+
+    const createKey = Effect.fn("Projects.createKey")(function* (
+      projectId: string,
+      options: { readonly name?: string | undefined; readonly expiresInDays?: number | null | undefined }
+    ) {
+      yield* require(projectId)
+      const { apiKey, row } = yield* keys.create(projectId, options)
+      const created: typeof ApiKeyCreated.Type = {
+        key_id: row.id,
+        api_key: apiKey,
+        prefix: row.prefix,
+        expires_at: row.expires_at
+      }
+      return created
+    })
+
+    const listKeys = Effect.fn("Projects.listKeys")(function* (projectId: string) {
+      yield* require(projectId)
+      return (yield* keys.list(projectId)).map(apiKeyInfo)
     })
 
     const sdkClientList = Effect.fn("Projects.sdkClients")(function* (projectId: string) {
@@ -41,6 +91,6 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
       return yield* sdkClients.list(projectId)
     })
 
-    return { create, list, require, bootstrap, sdkClientList } as const
+    return { create, list, require, bootstrap, createKey, listKeys, revokeKey: keys.revoke, sdkClientList } as const
   })
 }) {}

@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import type { SdkIdentity } from "../schema/SdkHeader.js"
 import { SdkClientsRepo } from "./storage/SdkClientsRepo.js"
 
@@ -13,8 +14,16 @@ const MAX_REMEMBERED = 50_000
  */
 export class SdkClients extends Effect.Service<SdkClients>()("svc/SdkClients", {
   dependencies: [SdkClientsRepo.Default],
-  effect: Effect.gen(function* () {
+  scoped: Effect.gen(function* () {
     const repo = yield* SdkClientsRepo
+    // Writes and the daily clean-up live in this layer's scope: they stop with
+    // the gateway rather than run against a closed pool.
+    const scope = yield* Effect.scope
+    yield* repo.prune.pipe(
+      Effect.catchAllDefect((defect) => Effect.logWarning("could not prune the SDK client list", defect)),
+      Effect.repeat(Schedule.spaced("24 hours")),
+      Effect.forkIn(scope)
+    )
     const lastTouched = new Map<string, number>()
 
     const record = (projectId: string, identities: ReadonlyArray<SdkIdentity>): Effect.Effect<void> => {
@@ -29,10 +38,9 @@ export class SdkClients extends Effect.Service<SdkClients>()("svc/SdkClients", {
         return true
       })
       if (due.length === 0) return Effect.void
-      const rows = due.map((identity) => ({ project_id: projectId, name: identity.name, version: identity.version }))
-      return repo.touch(rows).pipe(
+      return repo.touch(projectId, due).pipe(
         Effect.catchAllDefect((defect) => Effect.logWarning("could not record SDK clients", defect)),
-        Effect.forkDaemon,
+        Effect.forkIn(scope),
         Effect.asVoid
       )
     }

@@ -9,17 +9,21 @@ import * as Options from "@effect/cli/Options"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { CreateProject } from "../../schema/Admin.js"
 import { Limits } from "../../schema/Limits.js"
-import { ApiKeys } from "../../src/auth/ApiKeys.js"
 import { ServicesLive } from "../../src/Layers.js"
 import { Projects } from "../../src/Projects.js"
 import * as Database from "../../src/storage/Database.js"
-import { apiKeyInfo } from "../rest/Admin.js"
+
+class CliInputError extends Data.TaggedError("CliInputError")<{ readonly message: string }> {}
 
 const json = Options.boolean("json").pipe(Options.withDescription("print JSON (the admin API's shape)"))
 const projectId = Options.text("project").pipe(Options.withDescription("project id"))
@@ -31,37 +35,25 @@ const iso = (date: Date | null) => (date === null ? "never" : date.toISOString()
 
 const projectCreate = Command.make(
   "create",
-  {
-    name: Options.text("name").pipe(
-      Options.withDescription("project name"),
-      Options.filterMap(
-        (name) =>
-          name.trim() !== "" && name.length <= Limits.project.nameMaxLength ? Option.some(name.trim()) : Option.none(),
-        `a name of 1 to ${Limits.project.nameMaxLength} characters`
-      )
-    ),
-    json
-  },
+  { name: Options.text("name").pipe(Options.withDescription("project name")), json },
   ({ json, name }) =>
     Effect.gen(function* () {
-      const created = yield* (yield* Projects).create(name)
+      // The admin API's own request schema, so both refuse the same names.
+      const payload = yield* Schema.decodeUnknown(CreateProject)({ name }).pipe(
+        Effect.mapError((error) => new CliInputError({ message: ParseResult.TreeFormatter.formatErrorSync(error) }))
+      )
+      const created = yield* (yield* Projects).create(payload.name)
       yield* print(json, created, `project ${created.project_id} created\nAPI key (shown once): ${created.api_key}`)
     })
 )
 
 const projectList = Command.make("list", { json }, ({ json }) =>
   Effect.gen(function* () {
-    const rows = yield* (yield* Projects).list()
-    const projects = rows.map((row) => ({
-      project_id: row.id,
-      name: row.name,
-      plan: row.plan,
-      created_at: row.created_at
-    }))
+    const projects = yield* (yield* Projects).list()
     yield* print(
       json,
       { projects },
-      rows.map((row) => `${row.id}\t${row.plan}\t${row.name}`).join("\n") || "no projects"
+      projects.map((project) => `${project.project_id}\t${project.plan}\t${project.name}`).join("\n") || "no projects"
     )
   })
 )
@@ -80,31 +72,28 @@ const keyCreate = Command.make(
   { projectId, name: Options.optional(Options.text("name")), expiresInDays, json },
   ({ expiresInDays, json, name, projectId }) =>
     Effect.gen(function* () {
-      yield* (yield* Projects).require(projectId)
-      const { apiKey, row } = yield* (yield* ApiKeys).create(projectId, {
+      const created = yield* (yield* Projects).createKey(projectId, {
         name: Option.getOrUndefined(name),
         expiresInDays
       })
-      const created = { key_id: row.id, api_key: apiKey, prefix: row.prefix, expires_at: row.expires_at }
       yield* print(
         json,
         created,
-        `key ${row.id} created (expires ${iso(row.expires_at)})\nAPI key (shown once): ${apiKey}`
+        `key ${created.key_id} created (expires ${iso(created.expires_at)})\nAPI key (shown once): ${created.api_key}`
       )
     })
 )
 
 const keyList = Command.make("list", { projectId, json }, ({ json, projectId }) =>
   Effect.gen(function* () {
-    yield* (yield* Projects).require(projectId)
-    const rows = yield* (yield* ApiKeys).list(projectId)
+    const keys = yield* (yield* Projects).listKeys(projectId)
     yield* print(
       json,
-      { api_keys: rows.map(apiKeyInfo) },
-      rows
+      { api_keys: keys },
+      keys
         .map(
-          (row) =>
-            `${row.id}\t${row.prefix}…\t${row.revoked_at ? "revoked" : `expires ${iso(row.expires_at)}`}\t${row.name ?? ""}`
+          (key) =>
+            `${key.key_id}\t${key.prefix}…\t${key.revoked_at ? "revoked" : `expires ${iso(key.expires_at)}`}\t${key.name ?? ""}`
         )
         .join("\n") || "no keys"
     )
@@ -113,7 +102,7 @@ const keyList = Command.make("list", { projectId, json }, ({ json, projectId }) 
 
 const keyRevoke = Command.make("revoke", { projectId, keyId: Options.text("key") }, ({ keyId, projectId }) =>
   Effect.gen(function* () {
-    yield* (yield* ApiKeys).revoke(projectId, keyId)
+    yield* (yield* Projects).revokeKey(projectId, keyId)
     yield* Console.log(`key ${keyId} revoked`)
   })
 )

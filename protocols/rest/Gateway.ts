@@ -15,11 +15,27 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import {
+  Internal,
+  InvalidRequest,
+  Issue,
+  NotFound,
+  PayloadTooLarge,
+  UnsupportedMediaType
+} from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { sqlState } from "../../src/storage/SqlErrors.js"
 
-const errorResponse = (status: number, error: string, message: string, details?: Record<string, unknown>) =>
-  HttpServerResponse.unsafeJson({ error, message, ...details }, { status })
+type WireError = InvalidRequest | NotFound | PayloadTooLarge | UnsupportedMediaType | Internal
+
+/** A wire error (schema/Errors.ts) as a response: its fields are the body. */
+const reply = (status: number, error: WireError) => HttpServerResponse.unsafeJson(error, { status })
+
+const invalidRequest = (message: string, issues: ReadonlyArray<{ path: string; message: string }> = []) =>
+  reply(400, new InvalidRequest({ message, issues: issues.map((issue) => new Issue(issue)) }))
+
+const tooLarge = (message: string) =>
+  HttpServerResponse.setHeader(reply(413, new PayloadTooLarge({ message })), "connection", "close")
 
 export interface BodyPolicy {
   readonly maxBytes: number
@@ -74,18 +90,21 @@ const normalizeDecodeError = (response: HttpServerResponse.HttpServerResponse) =
     first === undefined
       ? "invalid request"
       : `invalid request: ${first.path === "" ? "" : `${first.path}: `}${first.message}`
-  return errorResponse(400, "invalid_request", message, { issues })
+  return invalidRequest(message, issues)
 }
 
+/** The message of the platform's body cap, which the chunked reader uses too. */
+const MAX_BYTES_EXCEEDED = "maxBytes exceeded"
+
 const isBodyTooLarge = (error: HttpServerError.RequestError) =>
-  error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
+  error.cause instanceof Error && error.cause.message === MAX_BYTES_EXCEEDED
 
 /**
  * SQLSTATEs of values PostgreSQL refuses (bad text encoding, NUL, malformed
- * JSON, too deep). The schemas refuse these first; this keeps a value they
+ * JSON, too deep, dates out of its range). The schemas refuse these first; this keeps a value they
  * miss a 400 rather than a 500.
  */
-const UNSTORABLE_SQLSTATES = new Set(["22P05", "22021", "22P02", "22001", "54001"])
+const UNSTORABLE_SQLSTATES = new Set(["22P05", "22021", "22P02", "22001", "54001", "22007", "22008", "22009"])
 
 const isUnstorableValue = (error: unknown): boolean =>
   error instanceof SqlError && UNSTORABLE_SQLSTATES.has(sqlState(error) ?? "")
@@ -95,31 +114,31 @@ const fromCause = (cause: Cause.Cause<unknown>) => {
   // Body read failures surface as defects of the HttpApi route, so look at the squashed error.
   const error = Cause.squash(cause)
   if (HttpServerError.isServerError(error)) {
-    if (error._tag === "RouteNotFound") return Effect.succeed(errorResponse(404, "not_found", "no such route"))
+    if (error._tag === "RouteNotFound") return Effect.succeed(reply(404, new NotFound({ message: "no such route" })))
     if (error._tag === "RequestError") {
       return Effect.succeed(
-        isBodyTooLarge(error)
-          ? errorResponse(413, "payload_too_large", "request body is too large")
-          : errorResponse(400, "invalid_request", "request body is not valid JSON", { issues: [] })
+        isBodyTooLarge(error) ? tooLarge("request body is too large") : invalidRequest("request body is not valid JSON")
       )
     }
   }
   if (isUnstorableValue(error)) {
     return Effect.logWarning("a value the database refused reached it", cause).pipe(
-      Effect.as(errorResponse(400, "invalid_request", "a value in the request cannot be stored", { issues: [] }))
+      Effect.as(invalidRequest("a value in the request cannot be stored"))
     )
   }
-  return Effect.logError("request failed", cause).pipe(Effect.as(errorResponse(500, "internal", "internal error")))
+  return Effect.logError("request failed", cause).pipe(
+    Effect.as(reply(500, new Internal({ message: "internal error" })))
+  )
 }
 
 /**
- * A body sent without Content-Length (chunked), read here under the cap. The
- * platform's own cap destroys the request stream, and with it the socket,
- * before a 413 can be written; reading here lets the 413 out. Within the cap,
- * handlers get a request whose body is the bytes already read.
+ * A body sent without Content-Length (chunked) is read under the cap by this
+ * reader rather than the platform's: the platform's destroys the request
+ * stream, and with it the socket, before a 413 can be written. It reads only
+ * when the handler asks for the body (after authentication), once.
  */
-const readChunkedBody = (request: HttpServerRequest.HttpServerRequest, maxBytes: number) =>
-  Effect.async<Buffer | "too_large", HttpServerError.RequestError>((resume) => {
+const readCapped = (request: HttpServerRequest.HttpServerRequest, maxBytes: number) =>
+  Effect.async<Buffer, HttpServerError.RequestError>((resume) => {
     const source = NodeHttpServerRequest.toIncomingMessage(request)
     const chunks: Array<Buffer> = []
     let size = 0
@@ -137,7 +156,11 @@ const readChunkedBody = (request: HttpServerRequest.HttpServerRequest, maxBytes:
       cleanup()
       // Discard the rest; the 413 closes the connection.
       source.resume()
-      resume(Effect.succeed("too_large"))
+      resume(
+        Effect.fail(
+          new HttpServerError.RequestError({ request, reason: "Decode", cause: new Error(MAX_BYTES_EXCEEDED) })
+        )
+      )
     }
     const onEnd = () => {
       cleanup()
@@ -153,23 +176,26 @@ const readChunkedBody = (request: HttpServerRequest.HttpServerRequest, maxBytes:
     return Effect.sync(cleanup)
   })
 
-const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buffer): HttpServerRequest.HttpServerRequest => {
-  const text = body.toString("utf8")
-  const replay: HttpServerRequest.HttpServerRequest = Object.create(request, {
-    text: { value: Effect.succeed(text) },
+const withCappedBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBytes: number
+): HttpServerRequest.HttpServerRequest => {
+  const body = Effect.runSync(Effect.cached(readCapped(request, maxBytes)))
+  const text = Effect.map(body, (bytes) => bytes.toString("utf8"))
+  const capped: HttpServerRequest.HttpServerRequest = Object.create(request, {
+    text: { value: text },
     json: {
-      value: Effect.try({
-        try: (): unknown => (text === "" ? null : JSON.parse(text)),
-        catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
-      })
+      value: Effect.flatMap(text, (content) =>
+        Effect.try({
+          try: (): unknown => (content === "" ? null : JSON.parse(content)),
+          catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
+        })
+      )
     },
-    arrayBuffer: { value: Effect.succeed(new Uint8Array(body).buffer) }
+    arrayBuffer: { value: Effect.map(body, (bytes) => new Uint8Array(bytes).buffer) }
   })
-  return replay
+  return capped
 }
-
-const tooLarge = (maxBytes: number) =>
-  errorResponse(413, "payload_too_large", `request body is larger than ${maxBytes} bytes`)
 
 export const gatewayMiddleware = (defaultMaxBytes: number) =>
   HttpLayerRouter.middleware(
@@ -181,19 +207,17 @@ export const gatewayMiddleware = (defaultMaxBytes: number) =>
           const policy = bodyPolicy(request.url.split("?")[0] ?? "", defaultMaxBytes)
           maxBytes = policy.maxBytes
           const declared = request.headers["content-length"]
-          if (declared !== undefined && Number(declared) > policy.maxBytes) return tooLarge(policy.maxBytes)
+          if (declared !== undefined && Number(declared) > policy.maxBytes) {
+            return tooLarge(`request body is larger than ${policy.maxBytes} bytes`)
+          }
           if (policy.json && !isJson(request.headers["content-type"])) {
-            return errorResponse(415, "unsupported_media_type", "request body must be application/json")
+            return reply(415, new UnsupportedMediaType({ message: "request body must be application/json" }))
           }
           if (declared === undefined) {
-            const body = yield* readChunkedBody(request, policy.maxBytes)
-            if (body === "too_large") {
-              return HttpServerResponse.setHeader(tooLarge(policy.maxBytes), "connection", "close")
-            }
             const response = yield* Effect.provideService(
               httpEffect,
               HttpServerRequest.HttpServerRequest,
-              withBody(request, body)
+              withCappedBody(request, policy.maxBytes)
             )
             return normalizeDecodeError(response)
           }

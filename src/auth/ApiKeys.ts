@@ -26,11 +26,23 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
   effect: Effect.gen(function* () {
     const repo = yield* ApiKeysRepo
     const cacheMs = yield* AppConfig.apiKeyCacheMs
-    // Verified (and refused) hashes are remembered briefly so that a hot key
-    // costs no query per request; revocation in this process evicts at once,
+    // Verified keys are remembered briefly so that a hot key costs no query
+    // per request; refused ones too, in a cache of their own, so that a flood
+    // of made-up keys neither reaches the database each time nor pushes real
+    // keys out. Each map drops its oldest entry when full. Revocation in this
+    // process evicts at once (a lookup that raced with it is not cached);
     // other processes see it within API_KEY_CACHE_MS.
-    const cache = new Map<string, CacheEntry>()
-    const MAX_CACHE = 10_000
+    const accepted = new Map<string, CacheEntry>()
+    const refused = new Map<string, CacheEntry>()
+    const MAX_ENTRIES = 10_000
+    let revocations = 0
+    const remember = (cache: Map<string, CacheEntry>, hash: string, entry: CacheEntry) => {
+      if (cache.size >= MAX_ENTRIES) {
+        const oldest = cache.keys().next()
+        if (!oldest.done) cache.delete(oldest.value)
+      }
+      cache.set(hash, entry)
+    }
 
     const create = Effect.fn("ApiKeys.create")(function* (
       projectId: string,
@@ -62,12 +74,12 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
     const verify = Effect.fn("ApiKeys.verify")(function* (apiKey: string) {
       if (!KEY_PATTERN.test(apiKey)) return undefined
       const hash = hashApiKey(apiKey)
-      const cached = cache.get(hash)
+      const cached = accepted.get(hash) ?? refused.get(hash)
       if (cached && cached.until > Date.now()) return cached.key
+      const revocationsBefore = revocations
       const entry = yield* lookup(hash)
-      if (cacheMs > 0) {
-        if (cache.size >= MAX_CACHE) cache.clear()
-        cache.set(hash, entry)
+      if (cacheMs > 0 && revocations === revocationsBefore) {
+        remember(entry.key ? accepted : refused, hash, entry)
       }
       return entry.key
     })
@@ -79,7 +91,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
     const revoke = Effect.fn("ApiKeys.revoke")(function* (projectId: string, keyId: string) {
       const hash = yield* repo.revoke(projectId, keyId)
       if (hash === undefined) return yield* Effect.fail(notFound("API key"))
-      cache.delete(hash)
+      revocations++
+      accepted.delete(hash)
     })
 
     return { create, verify, list, revoke } as const

@@ -51,6 +51,3 @@ export const layer: Layer.Layer<SqlClient.SqlClient, unknown> = Layer.unwrapEffe
     return layerFor(store, poolMax)
   })
 )
-
-export const describeStore = (store: StoreKind): string =>
-  store.kind === "postgres" ? "PostgreSQL" : `embedded (${store.dataDir ?? "memory"})`

@@ -44,11 +44,16 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
     const append = (scope: Scope, message: NewMessage) =>
       sql<{ thread_found: boolean; inserted: boolean }>`
         WITH t AS (
+          -- The thread row first (the bump below updates it anyway), then the
+          -- parent: the order a thread delete takes them, so the two cannot deadlock.
           SELECT id FROM threads
           WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${message.threadId}
+          FOR NO KEY UPDATE
         ), p AS (
           SELECT height FROM messages
           WHERE project_id = ${scope.projectId} AND thread_id = ${message.threadId} AND id = ${message.parentId}
+          -- A parent being deleted meanwhile is waited for, then not found.
+          FOR KEY SHARE
         ), ins AS (
           INSERT INTO messages (project_id, thread_id, id, parent_id, user_id, height, format, content)
           SELECT ${scope.projectId}, t.id, ${message.id}, ${message.parentId}, ${message.userId},

@@ -17,6 +17,14 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("svc/ProjectsRe
     const get = (id: string) => sql<ProjectRow>`SELECT id, name, plan, created_at FROM projects WHERE id = ${id}`
     const count = sql<{ n: number }>`SELECT count(*)::int AS n FROM projects`
     return {
+      /** Runs `effect` in one transaction (a project and its first key are made together). */
+      transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.orDie),
+      /**
+       * One transaction at a time across every gateway on the store: an
+       * advisory lock held until commit (first-start bootstrap).
+       */
+      exclusively: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        sql.withTransaction(Effect.zipRight(sql`SELECT pg_advisory_xact_lock(7285471103)`, effect)).pipe(Effect.orDie),
       insert: (id: string, name: string) => insert(id, name).pipe(Effect.asVoid, Effect.orDie),
       list: list.pipe(Effect.orDie),
       get: (id: string) =>

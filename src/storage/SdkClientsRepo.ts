@@ -1,5 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import { Limits } from "../../schema/Limits.js"
+import type { SdkIdentity } from "../../schema/SdkHeader.js"
 
 export interface SdkClientRow {
   readonly name: string
@@ -8,25 +10,42 @@ export interface SdkClientRow {
   readonly last_seen_at: Date
 }
 
-/** Entries unseen for this long drop off the list (spec part 8). */
-export const SDK_CLIENT_TTL_DAYS = 180
+const TTL_DAYS = Limits.sdkClients.ttlDays
 
 export class SdkClientsRepo extends Effect.Service<SdkClientsRepo>()("svc/SdkClientsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const touch = (
-      rows: ReadonlyArray<{ readonly project_id: string; readonly name: string; readonly version: string }>
-    ) =>
-      sql`INSERT INTO sdk_clients ${sql.insert(rows)}
-        ON CONFLICT (project_id, name, version) DO UPDATE SET last_seen_at = now()`
+    /**
+     * Marks identities seen now. New ones are added only while the project
+     * holds fewer than its cap; known ones are always refreshed.
+     */
+    const touch = (projectId: string, identities: ReadonlyArray<SdkIdentity>) =>
+      Effect.gen(function* () {
+        const [row] = yield* sql<{
+          n: number
+        }>`SELECT count(*)::int AS n FROM sdk_clients WHERE project_id = ${projectId}`
+        if ((row?.n ?? 0) < Limits.sdkClients.maxPerProject) {
+          const rows = identities.map((identity) => ({
+            project_id: projectId,
+            name: identity.name,
+            version: identity.version
+          }))
+          return yield* sql`INSERT INTO sdk_clients ${sql.insert(rows)}
+            ON CONFLICT (project_id, name, version) DO UPDATE SET last_seen_at = now()`
+        }
+        const keys = identities.map((identity) => `${identity.name}/${identity.version}`)
+        return yield* sql`UPDATE sdk_clients SET last_seen_at = now()
+          WHERE project_id = ${projectId} AND name || '/' || version IN ${sql.in(keys)}`
+      })
     const list = (projectId: string) =>
       sql<SdkClientRow>`SELECT name, version, first_seen_at, last_seen_at FROM sdk_clients
         WHERE project_id = ${projectId}
-          AND last_seen_at > now() - make_interval(days => ${SDK_CLIENT_TTL_DAYS})
+          AND last_seen_at > now() - make_interval(days => ${TTL_DAYS})
         ORDER BY last_seen_at DESC, name, version`
-    const prune = sql`DELETE FROM sdk_clients WHERE last_seen_at <= now() - make_interval(days => ${SDK_CLIENT_TTL_DAYS})`
+    const prune = sql`DELETE FROM sdk_clients WHERE last_seen_at <= now() - make_interval(days => ${TTL_DAYS})`
     return {
-      touch: (rows: Parameters<typeof touch>[0]) => touch(rows).pipe(Effect.asVoid, Effect.orDie),
+      touch: (projectId: string, identities: ReadonlyArray<SdkIdentity>) =>
+        touch(projectId, identities).pipe(Effect.asVoid, Effect.orDie),
       list: (projectId: string) => list(projectId).pipe(Effect.orDie),
       prune: prune.pipe(Effect.asVoid, Effect.orDie)
     } as const

@@ -6,6 +6,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { describe, expect, it } from "vitest"
+import { ServicesLive } from "../../src/Layers.js"
+import { Projects } from "../../src/Projects.js"
 import * as Database from "../../src/storage/Database.js"
 import { sqlState, whenReferenceGone } from "../../src/storage/SqlErrors.js"
 import { freshPostgresDatabase, stores } from "../layers.js"
@@ -91,6 +93,37 @@ describe.each(stores)("database errors ($name)", (storeUnderTest) => {
 })
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)("storage on PostgreSQL", () => {
+  it("two gateways bootstrapping one empty database make one default project", async () => {
+    const db = await freshPostgresDatabase(process.env.TEST_DATABASE_URL ?? "")
+    try {
+      const store = { kind: "postgres", url: Redacted.make(db.url) } as const
+      // Three gateways' services, built first so that their bootstraps overlap.
+      const results = await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const gateways = yield* Effect.all(
+              Array.from({ length: 3 }, () =>
+                Layer.build(ServicesLive.pipe(Layer.provide(Database.layerFor(store, 2))))
+              ),
+              { concurrency: "unbounded" }
+            )
+            return yield* Effect.all(
+              gateways.map((context) =>
+                Effect.flatMap(Projects, (projects) => projects.bootstrap()).pipe(Effect.provide(context))
+              ),
+              { concurrency: "unbounded" }
+            )
+          })
+        )
+      )
+      expect(results.filter((created) => created !== undefined)).toHaveLength(1)
+      const rows = await withStore(store, (sql) => sql<{ name: string }>`SELECT name FROM projects`)
+      expect(rows).toEqual([{ name: "default" }])
+    } finally {
+      await db.drop()
+    }
+  })
+
   it("two gateways migrating one new database at once both start", async () => {
     const db = await freshPostgresDatabase(process.env.TEST_DATABASE_URL ?? "")
     try {

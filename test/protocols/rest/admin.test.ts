@@ -40,6 +40,10 @@ describe.each(stores)("admin API and API keys ($name)", (storeUnderTest) => {
       headers: { authorization: "Bearer nope" }
     })
     expect(wrong.status).toBe(401)
+    const sameLength = await call(gateway.baseUrl, "GET", "/v1/admin/projects", {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN.slice(0, -1)}x` }
+    })
+    expect(sameLength.status).toBe(401)
     const project = await createProject(gateway)
     const withApiKey = await call(gateway.baseUrl, "GET", "/v1/admin/projects", {
       headers: { authorization: `Bearer ${project.api_key}` }

@@ -125,6 +125,16 @@ describe.each(stores)("errors ($name)", (storeUnderTest) => {
       expect(ok.status, ok.text.slice(0, 200)).toBe(201)
     })
 
+    it("a chunked body without credentials is 401", async () => {
+      const reply = await rawRequest(url(`/threads/${threadId}/messages`), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: messageBody(MESSAGE_ROUTE_CAP - 1024),
+        chunked: true
+      })
+      expectError(reply, 401)
+    })
+
     it("a body that is not declared JSON is 415", async () => {
       const text = await alice("POST", "/threads", {
         raw: JSON.stringify({ last_message_at: NOW }),

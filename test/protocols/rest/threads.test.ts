@@ -221,6 +221,45 @@ describe.each(stores)("threads ($name)", (storeUnderTest) => {
       expect((await getThread(alice, viaPost)).metadata).toBeNull()
     })
 
+    it("deleting a thread deletes its messages and their feedback", async () => {
+      const id = await newThread(alice)
+      const reply = await alice("POST", `/threads/${id}/messages`, {
+        body: { parent_id: null, format: "svc/v0", content: { t: 1 } }
+      })
+      const messageId = reply.body.message_id
+      expect(
+        (await alice("POST", `/threads/${id}/messages/${messageId}/feedback`, { body: { type: "positive" } })).status
+      ).toBe(200)
+      expectNoContent(await alice("DELETE", `/threads/${id}`))
+      const [left] = await gateway.sql<{ messages: number; feedback: number }>(
+        `SELECT (SELECT count(*)::int FROM messages WHERE thread_id = $1) AS messages,
+                (SELECT count(*)::int FROM message_feedback WHERE thread_id = $1) AS feedback`,
+        [id]
+      )
+      expect(left).toEqual({ messages: 0, feedback: 0 })
+    })
+
+    it.each([
+      ["a bare date", "2026-11-22"],
+      ["a local time", "2026-11-22T10:15:30.123"],
+      ["a day that does not exist", "2026-02-31T00:00:00.000Z"],
+      ["year 0", "0000-01-01T00:00:00.000Z"],
+      ["a five-digit year", "+010000-01-01T00:00:00.000Z"],
+      ["a negative year", "-000001-01-01T00:00:00.000Z"],
+      ["a date in words", "Nov 22 2026"]
+    ])("last_message_at as %s is 400 on create and update", async (_label, value) => {
+      expectError(await alice("POST", "/threads", { body: { last_message_at: value } }), 400, "last_message_at")
+      const id = await newThread(alice)
+      expectError(await alice("PUT", `/threads/${id}`, { body: { last_message_at: value } }), 400, "last_message_at")
+    })
+
+    it("last_message_at with an offset or microseconds is read as the instant it names", async () => {
+      const id = await newThread(alice, { last_message_at: "2026-11-22T12:15:30.123456+02:00" })
+      expect((await getThread(alice, id)).last_message_at).toBe("2026-11-22T10:15:30.123Z")
+      const leap = await newThread(alice, { last_message_at: "2028-02-29T00:00:00Z" })
+      expect((await getThread(alice, leap)).last_message_at).toBe("2028-02-29T00:00:00.000Z")
+    })
+
     it("metadata that is not an object: 512 characters serialized pass, 513 are 400", async () => {
       const id = await newThread(alice, { metadata: "v".repeat(510) })
       expect((await getThread(alice, id)).metadata).toBe("v".repeat(510))
