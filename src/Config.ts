@@ -2,7 +2,7 @@ import * as Config from "effect/Config"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 
-/** Every configuration key of the gateway; the README's table lists the same. */
+/** The gateway's configuration keys (logging keys are read in Logging.ts); the README's table lists them all. */
 export const AppConfig = {
   /** 0 picks a free port (tests). */
   port: Config.integer("PORT").pipe(

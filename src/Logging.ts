@@ -4,7 +4,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 
-/** LOG_FORMAT json (default: one JSON object a line) or pretty; LOG_LEVEL info by default. */
+/** LOG_FORMAT json (default: one JSON object a line), logfmt or pretty; LOG_LEVEL info by default. */
 export const LoggingLive = Layer.unwrapEffect(
   Effect.gen(function* () {
     const format = yield* Config.literal("json", "pretty", "logfmt")("LOG_FORMAT").pipe(Config.withDefault("json"))

@@ -13,7 +13,7 @@ const TABLE = "effect_sql_migrations"
  * Runs pending migrations. The migrator serializes concurrent runners with a
  * table lock, which needs the table; gateways starting together could race to
  * create it, so it is created here first (same shape as the migrator's),
- * retried once should a concurrent CREATE collide.
+ * retried (twice at most) should a concurrent CREATE collide.
  */
 export const migrate = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
