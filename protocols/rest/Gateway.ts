@@ -5,7 +5,6 @@
  * answers 500 with no internals.
  */
 import * as HttpApiError from "@effect/platform/HttpApiError"
-import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -14,7 +13,6 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import {
   Internal,
   InvalidRequest,
@@ -202,10 +200,8 @@ export const gatewayMiddleware = (defaultMaxBytes: number) =>
     (httpEffect) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        let maxBytes = defaultMaxBytes
         if (hasBody(request)) {
           const policy = bodyPolicy(request.url.split("?")[0] ?? "", defaultMaxBytes)
-          maxBytes = policy.maxBytes
           const declared = request.headers["content-length"]
           if (declared !== undefined && Number(declared) > policy.maxBytes) {
             return tooLarge(`request body is larger than ${policy.maxBytes} bytes`)
@@ -222,8 +218,9 @@ export const gatewayMiddleware = (defaultMaxBytes: number) =>
             return normalizeDecodeError(response)
           }
         }
-        const response = yield* HttpIncomingMessage.withMaxBodySize(httpEffect, Option.some(maxBytes))
-        return normalizeDecodeError(response)
+        // A declared length is within the cap here, and Node reads no more than
+        // it declares, so the platform's own body cap has nothing left to do.
+        return normalizeDecodeError(yield* httpEffect)
       }).pipe(Effect.catchAllCause(fromCause)),
     { global: true }
   )

@@ -70,12 +70,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
         })
       )
 
-    /** The project behind a bearer API key, or undefined for an unknown, revoked or expired one. */
-    const verify = Effect.fn("ApiKeys.verify")(function* (apiKey: string) {
-      if (!KEY_PATTERN.test(apiKey)) return undefined
-      const hash = hashApiKey(apiKey)
-      const cached = accepted.get(hash) ?? refused.get(hash)
-      if (cached && cached.until > Date.now()) return cached.key
+    const lookupAndRemember = Effect.fn("ApiKeys.verify")(function* (hash: string) {
       const revocationsBefore = revocations
       const entry = yield* lookup(hash)
       if (cacheMs > 0 && revocations === revocationsBefore) {
@@ -83,6 +78,17 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
       }
       return entry.key
     })
+
+    /**
+     * The project behind a bearer API key, or undefined for an unknown, revoked
+     * or expired one. A cached answer costs no span: it is the per-request path.
+     */
+    const verify = (apiKey: string): Effect.Effect<VerifiedKey | undefined> => {
+      if (!KEY_PATTERN.test(apiKey)) return Effect.succeed(undefined)
+      const hash = hashApiKey(apiKey)
+      const cached = accepted.get(hash) ?? refused.get(hash)
+      return cached && cached.until > Date.now() ? Effect.succeed(cached.key) : lookupAndRemember(hash)
+    }
 
     const list = Effect.fn("ApiKeys.list")(function* (projectId: string) {
       return yield* repo.list(projectId)
