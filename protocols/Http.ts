@@ -1,6 +1,6 @@
 /**
- * The one HTTP server: the REST API (HttpApi), health, the OpenAPI document
- * and its docs page, behind the gateway middleware.
+ * The one HTTP server: the REST API (HttpApi), health, the JWKS, the OpenAPI
+ * document and its docs page, behind the gateway middleware.
  */
 import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
@@ -10,8 +10,10 @@ import * as Layer from "effect/Layer"
 import { Api } from "../schema/Api.js"
 import { AppConfig } from "../src/Config.js"
 import { HealthRoutes } from "./Health.js"
+import { JwksRoutes } from "./Jwks.js"
 import { AdminLive } from "./rest/Admin.js"
 import { AdminAuthLive, AuthenticatedLive } from "./rest/Auth.js"
+import { AuthTokensLive } from "./rest/AuthTokens.js"
 import { gatewayMiddleware } from "./rest/Gateway.js"
 import { MessagesLive } from "./rest/Messages.js"
 import { ThreadsLive } from "./rest/Threads.js"
@@ -19,7 +21,7 @@ import { ThreadsLive } from "./rest/Threads.js"
 export const OPENAPI_PATH = "/v1/openapi.json"
 
 const ApiRoutes = HttpLayerRouter.addHttpApi(Api, { openapiPath: OPENAPI_PATH }).pipe(
-  Layer.provide([ThreadsLive, MessagesLive, AdminLive]),
+  Layer.provide([ThreadsLive, MessagesLive, AdminLive, AuthTokensLive]),
   Layer.provide([AuthenticatedLive, AdminAuthLive])
 )
 
@@ -27,7 +29,7 @@ const Docs = HttpApiScalar.layerHttpLayerRouter({ api: Api, path: "/docs" })
 
 export const RoutesLive = Layer.unwrapEffect(
   Effect.map(AppConfig.maxBodyBytes, (maxBodyBytes) =>
-    Layer.mergeAll(ApiRoutes, HealthRoutes, Docs, gatewayMiddleware(maxBodyBytes))
+    Layer.mergeAll(ApiRoutes, HealthRoutes, JwksRoutes, Docs, gatewayMiddleware(maxBodyBytes))
   )
 )
 

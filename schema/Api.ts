@@ -1,6 +1,7 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { AdminGroup } from "./Api/Admin.js"
+import { AuthGroup } from "./Api/Auth.js"
 import { MessagesGroup } from "./Api/Messages.js"
 import { ThreadsGroup } from "./Api/Threads.js"
 import { Internal, InvalidRequest, PayloadTooLarge, Unauthorized } from "./Errors.js"
@@ -8,6 +9,7 @@ import { Internal, InvalidRequest, PayloadTooLarge, Unauthorized } from "./Error
 export class Api extends HttpApi.make("svc")
   .add(ThreadsGroup)
   .add(MessagesGroup)
+  .add(AuthGroup)
   .add(AdminGroup)
   .addError(InvalidRequest)
   .addError(Unauthorized)

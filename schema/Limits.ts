@@ -33,6 +33,10 @@ export const Limits = {
   },
   sdkHeader: { maxTokens: 8, tokenPartMaxLength: 64 },
   apiKey: { expiryPresetsDays: [7, 30, 90, 365] as const },
+  auth: {
+    /** Service-issued access tokens live 5 minutes (spec part 5). */
+    accessTokenSeconds: 300
+  },
   project: { nameMaxLength: 100 },
   body: {
     /** Default cap on any JSON request body. */

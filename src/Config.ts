@@ -20,5 +20,18 @@ export const AppConfig = {
   maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
   apiKeyCacheMs: Config.integer("API_KEY_CACHE_MS").pipe(Config.withDefault(5_000)),
   shutdownTimeoutMs: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
-  bootstrap: Config.boolean("BOOTSTRAP_DEFAULT_PROJECT").pipe(Config.withDefault(true))
+  bootstrap: Config.boolean("BOOTSTRAP_DEFAULT_PROJECT").pipe(Config.withDefault(true)),
+  /**
+   * The service's public URL: the `iss` of the JWTs it signs. Unset: the
+   * address it listens on (`http://HOST:PORT`), right only for local use.
+   */
+  publicUrl: Config.string("PUBLIC_URL").pipe(
+    Config.orElse(() =>
+      Config.all([
+        Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+        Config.integer("PORT").pipe(Config.withDefault(8787))
+      ]).pipe(Config.map(([host, port]) => `http://${host}:${port}`))
+    ),
+    Config.map((url) => url.replace(/\/$/, ""))
+  )
 } as const

@@ -1,15 +1,19 @@
 import * as Layer from "effect/Layer"
 import { ApiKeys } from "./auth/ApiKeys.js"
+import { SigningKeys } from "./auth/SigningKeys.js"
+import { Tokens } from "./auth/Tokens.js"
 import { Messages } from "./Messages.js"
 import { Projects } from "./Projects.js"
 import { SdkClients } from "./SdkClients.js"
 import { Threads } from "./Threads.js"
 
-/** Every use-case service; each needs only a SqlClient. */
+/** Every service the protocols use; each needs only a SqlClient. */
 export const ServicesLive = Layer.mergeAll(
   Threads.Default,
   Messages.Default,
   Projects.Default,
   ApiKeys.Default,
-  SdkClients.Default
+  SdkClients.Default,
+  SigningKeys.Default,
+  Tokens.Default
 )

@@ -3,9 +3,10 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import foundation from "./migrations/0001_foundation.js"
+import signingKeys from "./migrations/0002_signing_keys.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
-const loader = Migrator.fromRecord({ "0001_foundation": foundation })
+const loader = Migrator.fromRecord({ "0001_foundation": foundation, "0002_signing_keys": signingKeys })
 
 const TABLE = "effect_sql_migrations"
 

@@ -16,6 +16,7 @@ const userHeaders = (key: string) => ({ authorization: `Bearer ${key}`, "svc-use
 describe("the gateway as a process on the embedded store", () => {
   let apiKey = ""
   let threadId = ""
+  let firstKids: Array<string> = []
 
   it("first start creates the default project, prints its key once, and serves it", async () => {
     const gateway = await spawnGateway(env)
@@ -36,6 +37,10 @@ describe("the gateway as a process on the embedded store", () => {
       expect(openapi.status).toBe(200)
       expect(Object.keys(openapi.body.paths)).toContain("/v1/threads")
       expect((await call(gateway.url, "GET", "/docs")).status).toBe(200)
+      firstKids = (await call(gateway.url, "GET", "/.well-known/jwks.json")).body.keys.map(
+        (key: { kid: string }) => key.kid
+      )
+      expect(firstKids).toHaveLength(1)
       // The log is structured: one JSON object a line.
       const logLine = gateway
         .output()
@@ -65,6 +70,9 @@ describe("the gateway as a process on the embedded store", () => {
       const thread = await call(gateway.url, "GET", `/v1/threads/${threadId}`, { headers: userHeaders(apiKey) })
       expect(thread.status).toBe(200)
       expect(thread.body.title).toBe("kept")
+      // The signing key is kept in the store too: the same kid after a restart.
+      const jwks = await call(gateway.url, "GET", "/.well-known/jwks.json")
+      expect(jwks.body.keys.map((key: { kid: string }) => key.kid)).toEqual(firstKids)
     } finally {
       await gateway.stop()
     }

@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { describe, expect, it } from "vitest"
+import { SigningKeys } from "../../src/auth/SigningKeys.js"
 import { ServicesLive } from "../../src/Layers.js"
 import { Projects } from "../../src/Projects.js"
 import * as Database from "../../src/storage/Database.js"
@@ -36,7 +37,7 @@ describe("storage on the embedded store", () => {
       const [names, rows] = await withStore(store, (sql) =>
         Effect.all([migrationsApplied(sql), sql<{ name: string }>`SELECT name FROM projects`])
       )
-      expect(names).toEqual(["foundation"])
+      expect(names).toEqual(["foundation", "signing_keys"])
       expect(rows).toEqual([{ name: "kept" }])
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true })
@@ -93,6 +94,29 @@ describe.each(stores)("database errors ($name)", (storeUnderTest) => {
 })
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)("storage on PostgreSQL", () => {
+  it("gateways starting together on one database sign with one key", async () => {
+    const db = await freshPostgresDatabase(process.env.TEST_DATABASE_URL ?? "")
+    try {
+      const store = { kind: "postgres", url: Redacted.make(db.url) } as const
+      const kids = await Effect.runPromise(
+        Effect.all(
+          Array.from({ length: 3 }, () =>
+            Effect.scoped(
+              Effect.flatMap(
+                Layer.build(SigningKeys.Default.pipe(Layer.provide(Database.layerFor(store, 2)))),
+                (context) => Effect.map(Effect.provide(SigningKeys, context), (keys) => keys.currentKid)
+              )
+            )
+          ),
+          { concurrency: "unbounded" }
+        )
+      )
+      expect(new Set(kids).size).toBe(1)
+    } finally {
+      await db.drop()
+    }
+  })
+
   it("two gateways bootstrapping one empty database make one default project", async () => {
     const db = await freshPostgresDatabase(process.env.TEST_DATABASE_URL ?? "")
     try {
@@ -129,7 +153,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("storage on PostgreSQL", () => {
     try {
       const store = { kind: "postgres", url: Redacted.make(db.url) } as const
       const results = await Promise.all([withStore(store, migrationsApplied), withStore(store, migrationsApplied)])
-      expect(results).toEqual([["foundation"], ["foundation"]])
+      expect(results).toEqual([
+        ["foundation", "signing_keys"],
+        ["foundation", "signing_keys"]
+      ])
     } finally {
       await db.drop()
     }

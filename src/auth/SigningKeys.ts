@@ -1,0 +1,47 @@
+import * as Effect from "effect/Effect"
+import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from "jose"
+import { ulid } from "../Ids.js"
+import { type SigningKeyRow, SigningKeysRepo } from "../storage/SigningKeysRepo.js"
+
+const ALG = "ES256"
+
+export interface PublicJwks {
+  readonly keys: ReadonlyArray<JWK>
+}
+
+const generate = Effect.promise(async (): Promise<SigningKeyRow> => {
+  const kid = `sig_${ulid()}`
+  const { privateKey, publicKey } = await generateKeyPair(ALG, { extractable: true })
+  const describe = { kid, alg: ALG, use: "sig" }
+  return {
+    kid,
+    alg: ALG,
+    public_jwk: JSON.stringify({ ...(await exportJWK(publicKey)), ...describe }),
+    private_jwk: JSON.stringify({ ...(await exportJWK(privateKey)), ...describe })
+  }
+})
+
+/**
+ * The keys the service signs its JWTs with (ES256, with `kid`). Generated on
+ * first start and kept in the store, so every gateway on one store signs
+ * with, and publishes, the same keys.
+ */
+export class SigningKeys extends Effect.Service<SigningKeys>()("svc/SigningKeys", {
+  dependencies: [SigningKeysRepo.Default],
+  effect: Effect.gen(function* () {
+    const rows = yield* (yield* SigningKeysRepo).activeOrCreate(generate)
+    const newest = rows[0]
+    if (newest === undefined) return yield* Effect.dieMessage("no signing key")
+    const privateJwk: JWK = JSON.parse(newest.private_jwk)
+    const signingKey = yield* Effect.promise(() => importJWK(privateJwk, ALG))
+    const jwks: PublicJwks = { keys: rows.map((row): JWK => JSON.parse(row.public_jwk)) }
+
+    /** Signs `claims` with the newest key; `exp`, `iat` and the rest are the caller's. */
+    const sign = (claims: Record<string, unknown>) =>
+      Effect.promise(() =>
+        new SignJWT(claims).setProtectedHeader({ alg: ALG, kid: newest.kid, typ: "JWT" }).sign(signingKey)
+      )
+
+    return { sign, jwks, currentKid: newest.kid } as const
+  })
+}) {}
