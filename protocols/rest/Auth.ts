@@ -9,8 +9,10 @@ import { invalid, NotFound, Unauthorized } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { parseSdkHeader } from "../../schema/SdkHeader.js"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
+import { Tokens } from "../../src/auth/Tokens.js"
 import { AppConfig } from "../../src/Config.js"
 import { SdkClients } from "../../src/SdkClients.js"
+import { FrontendProject } from "./Frontend.js"
 
 const unauthorized = (message: string) => Effect.fail(new Unauthorized({ message }))
 
@@ -35,30 +37,60 @@ const identityHeader = (request: HttpServerRequest.HttpServerRequest, name: "svc
   return Effect.succeed(value)
 }
 
+const sdkIdentities = (request: HttpServerRequest.HttpServerRequest) => {
+  const sdk = parseSdkHeader(request.headers["svc-sdk"])
+  return sdk._tag === "TooManyTokens"
+    ? Effect.fail(invalid(`Svc-Sdk has ${sdk.count} tokens; at most ${Limits.sdkHeader.maxTokens}`, "Svc-Sdk"))
+    : Effect.succeed(sdk.identities)
+}
+
+/**
+ * Who is calling. On the backend host: an API key, acting as the user and
+ * workspace of the identity headers. On a frontend base URL: a JWT for that
+ * URL's project, acting as its `sub` and `wid` (decisions.md §4).
+ */
 export const AuthenticatedLive = Layer.effect(
   Authenticated,
   Effect.gen(function* () {
     const keys = yield* ApiKeys
+    const tokens = yield* Tokens
     const sdkClients = yield* SdkClients
+
+    const withApiKey = (request: HttpServerRequest.HttpServerRequest, token: string) =>
+      Effect.gen(function* () {
+        const key = yield* keys.verify(token)
+        if (key === undefined) return yield* unauthorized("invalid, expired or revoked API key")
+        const identities = yield* sdkIdentities(request)
+        const userId = yield* identityHeader(request, "svc-user-id")
+        const workspaceId = yield* identityHeader(request, "svc-workspace-id")
+        yield* sdkClients.record(key.projectId, identities)
+        const caller: CallerShape = { projectId: key.projectId, userId, workspaceId, mode: "api_key" }
+        return caller
+      })
+
+    const withJwt = (request: HttpServerRequest.HttpServerRequest, token: string, projectId: string) =>
+      Effect.gen(function* () {
+        const verified = yield* tokens.verifyAccessToken(token, projectId)
+        if (verified === undefined) return yield* unauthorized("invalid or expired token for this project")
+        const identities = yield* sdkIdentities(request)
+        yield* sdkClients.record(projectId, identities)
+        const caller: CallerShape = {
+          projectId,
+          userId: verified.userId,
+          workspaceId: verified.workspaceId,
+          mode: verified.anonymous ? "anonymous" : "jwt"
+        }
+        return caller
+      })
+
     return {
       bearer: () =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           const token = bearerOf(request)
           if (token === undefined) return yield* unauthorized("missing bearer credential")
-          const key = yield* keys.verify(token)
-          if (key === undefined) return yield* unauthorized("invalid, expired or revoked API key")
-          const sdk = parseSdkHeader(request.headers["svc-sdk"])
-          if (sdk._tag === "TooManyTokens") {
-            return yield* Effect.fail(
-              invalid(`Svc-Sdk has ${sdk.count} tokens; at most ${Limits.sdkHeader.maxTokens}`, "Svc-Sdk")
-            )
-          }
-          const userId = yield* identityHeader(request, "svc-user-id")
-          const workspaceId = yield* identityHeader(request, "svc-workspace-id")
-          yield* sdkClients.record(key.projectId, sdk.identities)
-          const caller: CallerShape = { projectId: key.projectId, userId, workspaceId, mode: "api_key" }
-          return caller
+          const frontend = yield* Effect.serviceOption(FrontendProject)
+          return yield* Option.isSome(frontend) ? withJwt(request, token, frontend.value) : withApiKey(request, token)
         })
     }
   })

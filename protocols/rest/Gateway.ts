@@ -23,6 +23,7 @@ import {
 } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { sqlState } from "../../src/storage/SqlErrors.js"
+import { FrontendProject, splitFrontendUrl } from "./Frontend.js"
 
 type WireError = InvalidRequest | NotFound | PayloadTooLarge | UnsupportedMediaType | Internal
 
@@ -199,7 +200,18 @@ export const gatewayMiddleware = (defaultMaxBytes: number) =>
   HttpLayerRouter.middleware(
     (httpEffect) =>
       Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
+        const original = yield* HttpServerRequest.HttpServerRequest
+        // A frontend base URL serves the same routes: strip the prefix, keep its project.
+        const frontend = splitFrontendUrl(original.url)
+        const request = frontend ? original.modify({ url: frontend.url }) : original
+        // `httpEffect` is shared by every request: wrap it per request, never reassign it.
+        const handle = frontend
+          ? Effect.provideService(
+              Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, request),
+              FrontendProject,
+              frontend.projectId
+            )
+          : httpEffect
         if (hasBody(request)) {
           const policy = bodyPolicy(request.url.split("?")[0] ?? "", defaultMaxBytes)
           const declared = request.headers["content-length"]
@@ -211,7 +223,7 @@ export const gatewayMiddleware = (defaultMaxBytes: number) =>
           }
           if (declared === undefined) {
             const response = yield* Effect.provideService(
-              httpEffect,
+              handle,
               HttpServerRequest.HttpServerRequest,
               withCappedBody(request, policy.maxBytes)
             )
@@ -220,7 +232,7 @@ export const gatewayMiddleware = (defaultMaxBytes: number) =>
         }
         // A declared length is within the cap here, and Node reads no more than
         // it declares, so the platform's own body cap has nothing left to do.
-        return normalizeDecodeError(yield* httpEffect)
+        return normalizeDecodeError(yield* handle)
       }).pipe(Effect.catchAllCause(fromCause)),
     { global: true }
   )

@@ -1,9 +1,16 @@
 import * as Effect from "effect/Effect"
+import { createLocalJWKSet, jwtVerify } from "jose"
 import type { CallerShape } from "../../schema/Api/Security.js"
 import { Limits } from "../../schema/Limits.js"
 import { AppConfig } from "../Config.js"
 import { ulid } from "../Ids.js"
 import { SigningKeys } from "./SigningKeys.js"
+
+export interface VerifiedToken {
+  readonly userId: string
+  readonly workspaceId: string
+  readonly anonymous: boolean
+}
 
 /** Service-issued access tokens (decisions.md §4). */
 export class Tokens extends Effect.Service<Tokens>()("svc/Tokens", {
@@ -27,6 +34,31 @@ export class Tokens extends Effect.Service<Tokens>()("svc/Tokens", {
       })
     })
 
-    return { issueAccessToken, issuer } as const
+    const keySet = createLocalJWKSet({ keys: [...keys.jwks.keys] })
+
+    /**
+     * The identity in a service-issued access token for `projectId`, or
+     * undefined when the token is not one: bad signature, another algorithm
+     * (`none`, HS256 with the public key...), unknown `kid`, expired or not
+     * yet valid, another issuer or project, or claims missing.
+     */
+    const verifyAccessToken = (token: string, projectId: string) =>
+      Effect.tryPromise(() =>
+        jwtVerify(token, keySet, {
+          algorithms: ["ES256"],
+          issuer,
+          audience: projectId,
+          requiredClaims: ["sub", "exp", "iat"]
+        })
+      ).pipe(
+        Effect.map(({ payload }): VerifiedToken | undefined => {
+          const { anon, sub, wid } = payload
+          if (typeof sub !== "string" || sub === "" || typeof wid !== "string" || wid === "") return undefined
+          return { userId: sub, workspaceId: wid, anonymous: anon === true }
+        }),
+        Effect.orElseSucceed((): VerifiedToken | undefined => undefined)
+      )
+
+    return { issueAccessToken, verifyAccessToken, issuer } as const
   })
 }) {}
