@@ -16,12 +16,13 @@ import { AdminAuthLive, AuthenticatedLive } from "./rest/Auth.js"
 import { AuthTokensLive } from "./rest/AuthTokens.js"
 import { gatewayMiddleware } from "./rest/Gateway.js"
 import { MessagesLive } from "./rest/Messages.js"
+import { ClaimLive, SessionsLive } from "./rest/Sessions.js"
 import { ThreadsLive } from "./rest/Threads.js"
 
 export const OPENAPI_PATH = "/v1/openapi.json"
 
 const ApiRoutes = HttpLayerRouter.addHttpApi(Api, { openapiPath: OPENAPI_PATH }).pipe(
-  Layer.provide([ThreadsLive, MessagesLive, AdminLive, AuthTokensLive]),
+  Layer.provide([ThreadsLive, MessagesLive, AdminLive, AuthTokensLive, SessionsLive, ClaimLive]),
   Layer.provide([AuthenticatedLive, AdminAuthLive])
 )
 

@@ -3,6 +3,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { AdminGroup } from "./Api/Admin.js"
 import { AuthGroup } from "./Api/Auth.js"
 import { MessagesGroup } from "./Api/Messages.js"
+import { ClaimGroup, SessionsGroup } from "./Api/Sessions.js"
 import { ThreadsGroup } from "./Api/Threads.js"
 import { Internal, InvalidRequest, PayloadTooLarge, Unauthorized } from "./Errors.js"
 
@@ -10,6 +11,8 @@ export class Api extends HttpApi.make("svc")
   .add(ThreadsGroup)
   .add(MessagesGroup)
   .add(AuthGroup)
+  .add(SessionsGroup)
+  .add(ClaimGroup)
   .add(AdminGroup)
   .addError(InvalidRequest)
   .addError(Unauthorized)

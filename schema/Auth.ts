@@ -1,4 +1,21 @@
 import * as Schema from "effect/Schema"
+import { Timestamp } from "./Common.js"
+import { StorableString } from "./Text.js"
 
 /** `POST /v1/auth/tokens`: a service-issued access token (a 5-minute JWT). */
 export const TokenIssued = Schema.Struct({ token: Schema.String })
+
+/** The answer of the anonymous session routes (decisions.md §4). */
+export const Session = Schema.Struct({
+  access_token: Schema.String,
+  token_type: Schema.Literal("Bearer"),
+  expires_in: Schema.Number,
+  refresh_token: Schema.Struct({ token: Schema.String, expires_at: Timestamp })
+})
+
+const RefreshToken = StorableString.pipe(Schema.minLength(1), Schema.maxLength(256))
+
+export const RefreshRequest = Schema.Struct({ refresh_token: RefreshToken })
+
+export const ClaimRequest = Schema.Struct({ refresh_token: RefreshToken })
+export const Claimed = Schema.Struct({ moved: Schema.Number })

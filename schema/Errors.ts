@@ -25,6 +25,16 @@ export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
   HttpApiSchema.annotations({ status: 401 })
 ) {}
 
+export class InvalidRefreshToken extends Schema.Class<InvalidRefreshToken>("InvalidRefreshToken")(
+  { error: Schema.tag("invalid_refresh_token"), message: Schema.String },
+  HttpApiSchema.annotations({ status: 401 })
+) {}
+
+export class Forbidden extends Schema.Class<Forbidden>("Forbidden")(
+  { error: Schema.tag("forbidden"), message: Schema.String },
+  HttpApiSchema.annotations({ status: 403 })
+) {}
+
 export class NotFound extends Schema.Class<NotFound>("NotFound")(
   { error: Schema.tag("not_found"), message: Schema.String },
   HttpApiSchema.annotations({ status: 404 })

@@ -35,7 +35,9 @@ export const Limits = {
   apiKey: { expiryPresetsDays: [7, 30, 90, 365] as const },
   auth: {
     /** Service-issued access tokens live 5 minutes (spec part 5). */
-    accessTokenSeconds: 300
+    accessTokenSeconds: 300,
+    /** Anonymous refresh tokens: 30 days, extended to now + 30 days at each refresh. */
+    refreshTokenDays: 30
   },
   project: { nameMaxLength: 100 },
   body: {

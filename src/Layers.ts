@@ -1,5 +1,6 @@
 import * as Layer from "effect/Layer"
 import { ApiKeys } from "./auth/ApiKeys.js"
+import { Sessions } from "./auth/Sessions.js"
 import { SigningKeys } from "./auth/SigningKeys.js"
 import { Tokens } from "./auth/Tokens.js"
 import { Messages } from "./Messages.js"
@@ -15,5 +16,6 @@ export const ServicesLive = Layer.mergeAll(
   ApiKeys.Default,
   SdkClients.Default,
   SigningKeys.Default,
+  Sessions.Default,
   Tokens.Default
 )

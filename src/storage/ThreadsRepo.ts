@@ -123,7 +123,29 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         Effect.map((rows) => rows.length > 0)
       )
 
+    /**
+     * Moves every thread of one workspace to another workspace and user (and
+     * the user's messages with them); answers how many threads moved.
+     */
+    const moveAll = (
+      projectId: string,
+      from: { workspaceId: string; userId: string },
+      to: Scope & { userId: string }
+    ) =>
+      sql<{ n: number }>`
+        WITH moved AS (
+          UPDATE threads SET workspace_id = ${to.workspaceId}, user_id = ${to.userId}, updated_at = now()
+          WHERE project_id = ${projectId} AND workspace_id = ${from.workspaceId}
+          RETURNING id
+        ), authored AS (
+          UPDATE messages SET user_id = ${to.userId}
+          WHERE project_id = ${projectId} AND user_id = ${from.userId} AND thread_id IN (SELECT id FROM moved)
+        )
+        SELECT count(*)::int AS n FROM moved`.pipe(Effect.map(([row]) => row?.n ?? 0))
+
     return {
+      moveAll: (projectId: string, from: { workspaceId: string; userId: string }, to: Scope & { userId: string }) =>
+        moveAll(projectId, from, to).pipe(Effect.orDie),
       position: (scope: Scope, id: string) => position(scope, id).pipe(Effect.orDie),
       list: (scope: Scope, options: Parameters<typeof list>[1]) => list(scope, options).pipe(Effect.orDie),
       get: (scope: Scope, id: string) => get(scope, id).pipe(Effect.orDie),

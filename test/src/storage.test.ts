@@ -23,6 +23,8 @@ const withStore = <A>(store: Database.StoreKind, use: (sql: SqlClient.SqlClient)
     )
   )
 
+const MIGRATIONS = ["foundation", "signing_keys", "anonymous_sessions"]
+
 const migrationsApplied = (sql: SqlClient.SqlClient) =>
   sql<{ name: string }>`SELECT name FROM effect_sql_migrations ORDER BY migration_id`.pipe(
     Effect.map((rows) => rows.map((row) => row.name))
@@ -37,7 +39,7 @@ describe("storage on the embedded store", () => {
       const [names, rows] = await withStore(store, (sql) =>
         Effect.all([migrationsApplied(sql), sql<{ name: string }>`SELECT name FROM projects`])
       )
-      expect(names).toEqual(["foundation", "signing_keys"])
+      expect(names).toEqual(MIGRATIONS)
       expect(rows).toEqual([{ name: "kept" }])
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true })
@@ -153,10 +155,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("storage on PostgreSQL", () => {
     try {
       const store = { kind: "postgres", url: Redacted.make(db.url) } as const
       const results = await Promise.all([withStore(store, migrationsApplied), withStore(store, migrationsApplied)])
-      expect(results).toEqual([
-        ["foundation", "signing_keys"],
-        ["foundation", "signing_keys"]
-      ])
+      expect(results).toEqual([MIGRATIONS, MIGRATIONS])
     } finally {
       await db.drop()
     }

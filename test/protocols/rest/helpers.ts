@@ -26,6 +26,7 @@ export const MESSAGE_KEYS = ["content", "created_at", "format", "height", "id", 
 const CODES = {
   400: "invalid_request",
   401: "unauthorized",
+  403: "forbidden",
   404: "not_found",
   413: "payload_too_large",
   415: "unsupported_media_type"

@@ -1,0 +1,83 @@
+import { createHash, randomBytes } from "node:crypto"
+import * as Effect from "effect/Effect"
+import type { CallerShape } from "../../schema/Api/Security.js"
+import { Forbidden, InvalidRefreshToken, notFound } from "../../schema/Errors.js"
+import { Limits } from "../../schema/Limits.js"
+import { newId, ulid } from "../Ids.js"
+import { RefreshTokensRepo } from "../storage/RefreshTokensRepo.js"
+import { ThreadsRepo } from "../storage/ThreadsRepo.js"
+import { Tokens } from "./Tokens.js"
+
+/** `rt_` + 43 URL-safe characters (256 random bits); only its SHA-256 is stored. */
+const generateRefreshToken = () => `rt_${randomBytes(32).toString("base64url")}`
+const hashRefreshToken = (token: string) => createHash("sha256").update(token).digest("hex")
+
+const invalidRefreshToken = () =>
+  Effect.fail(new InvalidRefreshToken({ message: "unknown, expired or revoked refresh token" }))
+
+/** Anonymous sessions and claim (decisions.md §4). */
+export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
+  dependencies: [RefreshTokensRepo.Default, ThreadsRepo.Default, Tokens.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* RefreshTokensRepo
+    const threads = yield* ThreadsRepo
+    const tokens = yield* Tokens
+
+    const session = (projectId: string, userId: string, refreshToken: string, expiresAt: Date) =>
+      Effect.map(
+        tokens.issueAccessToken({ projectId, userId, workspaceId: userId, mode: "anonymous" }),
+        (accessToken) => ({
+          access_token: accessToken,
+          token_type: "Bearer" as const,
+          expires_in: Limits.auth.accessTokenSeconds,
+          refresh_token: { token: refreshToken, expires_at: expiresAt }
+        })
+      )
+
+    /** A new anonymous user (its workspace is its own id) with a 30-day refresh token. */
+    const createAnonymous = Effect.fn("Sessions.createAnonymous")(function* (projectId: string) {
+      const userId = `anon_${ulid()}`
+      const refreshToken = generateRefreshToken()
+      const stored = yield* repo.insert({
+        projectId,
+        id: newId("rt"),
+        tokenHash: hashRefreshToken(refreshToken),
+        userId
+      })
+      if (stored === undefined) return yield* Effect.fail(notFound("project"))
+      return yield* session(projectId, userId, refreshToken, stored.expires_at)
+    })
+
+    /** A new access token; the refresh token's expiry becomes now + 30 days. */
+    const refresh = Effect.fn("Sessions.refresh")(function* (projectId: string, refreshToken: string) {
+      const live = yield* repo.extend(projectId, hashRefreshToken(refreshToken))
+      if (live === undefined) return yield* invalidRefreshToken()
+      return yield* session(projectId, live.user_id, refreshToken, live.expires_at)
+    })
+
+    /**
+     * Every thread of the anonymous user behind `refreshToken` moves to the
+     * caller's workspace and user, and the token is revoked: all in one
+     * transaction, so all threads move or none, and of two concurrent claims
+     * one wins.
+     */
+    const claim = Effect.fn("Sessions.claim")(function* (caller: CallerShape, refreshToken: string) {
+      if (caller.mode === "anonymous") {
+        return yield* Effect.fail(new Forbidden({ message: "an anonymous user cannot claim threads" }))
+      }
+      return yield* repo.transaction(
+        Effect.gen(function* () {
+          const live = yield* repo.revoke(caller.projectId, hashRefreshToken(refreshToken))
+          if (live === undefined) return yield* invalidRefreshToken()
+          return yield* threads.moveAll(
+            caller.projectId,
+            { workspaceId: live.user_id, userId: live.user_id },
+            { projectId: caller.projectId, workspaceId: caller.workspaceId, userId: caller.userId }
+          )
+        })
+      )
+    })
+
+    return { createAnonymous, refresh, claim } as const
+  })
+}) {}

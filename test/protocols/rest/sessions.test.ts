@@ -1,0 +1,167 @@
+import { decodeJwt } from "jose"
+import { beforeAll, describe, expect, it } from "vitest"
+import { asUser, call, createProject, NOW, type Reply, stores, type UserClient, useGateway } from "../../layers.js"
+import { expectError } from "./helpers.js"
+
+describe.each(stores)("anonymous sessions and claim ($name)", (storeUnderTest) => {
+  const handle = useGateway(storeUnderTest)
+  let project: { project_id: string; api_key: string }
+  let other: { project_id: string; api_key: string }
+  let owner: UserClient
+
+  const front = (projectId: string, method: string, path: string, options: { bearer?: string; body?: unknown } = {}) =>
+    call(handle.current.baseUrl, method, `/p/${projectId}/v1${path}`, {
+      ...(options.body === undefined ? {} : { body: options.body }),
+      headers: options.bearer === undefined ? {} : { authorization: `Bearer ${options.bearer}` }
+    })
+
+  const anonymous = async (projectId = project.project_id) => {
+    const reply = await front(projectId, "POST", "/auth/tokens/anonymous")
+    expect(reply.status, reply.text).toBe(200)
+    return reply.body as {
+      access_token: string
+      token_type: string
+      expires_in: number
+      refresh_token: { token: string; expires_at: string }
+    }
+  }
+
+  const expectInvalidRefresh = (reply: Reply) => {
+    expect(reply.status, reply.text).toBe(401)
+    expect(reply.body.error).toBe("invalid_refresh_token")
+  }
+
+  beforeAll(async () => {
+    project = await createProject(handle.current, "app")
+    other = await createProject(handle.current, "other")
+    owner = asUser(handle.current, project.api_key, "user-42", "ws-42")
+  })
+
+  it("creates an anonymous user with a 5-minute access token and a 30-day refresh token", async () => {
+    const session = await anonymous()
+    expect(Object.keys(session).sort()).toEqual(["access_token", "expires_in", "refresh_token", "token_type"])
+    expect(session.token_type).toBe("Bearer")
+    expect(session.expires_in).toBe(300)
+    expect(session.refresh_token.token).toMatch(/^rt_[A-Za-z0-9_-]{43}$/)
+    const days = (Date.parse(session.refresh_token.expires_at) - Date.now()) / 86_400_000
+    expect(days).toBeGreaterThan(29.9)
+    expect(days).toBeLessThan(30.1)
+    const claims = decodeJwt(session.access_token)
+    expect(claims).toMatchObject({ aud: project.project_id, anon: true })
+    expect(claims.wid).toBe(claims.sub)
+    const created = await front(project.project_id, "POST", "/threads", {
+      bearer: session.access_token,
+      body: { last_message_at: NOW }
+    })
+    expect(created.status).toBe(201)
+    const stored = await handle.current.sql<{ token_hash: string }>("SELECT token_hash FROM refresh_tokens")
+    expect(stored.every((row) => !row.token_hash.includes(session.refresh_token.token))).toBe(true)
+  })
+
+  it("refresh answers a new access token and sets the expiry to now + 30 days", async () => {
+    const session = await anonymous()
+    await handle.current.sql("UPDATE refresh_tokens SET expires_at = now() + interval '1 day'")
+    const reply = await front(project.project_id, "POST", "/auth/tokens/refresh", {
+      body: { refresh_token: session.refresh_token.token }
+    })
+    expect(reply.status, reply.text).toBe(200)
+    expect(decodeJwt(reply.body.access_token).sub).toBe(decodeJwt(session.access_token).sub)
+    const days = (Date.parse(reply.body.refresh_token.expires_at) - Date.now()) / 86_400_000
+    expect(days).toBeGreaterThan(29.9)
+  })
+
+  it("refuses an unknown, expired, or other project's refresh token with 401 invalid_refresh_token", async () => {
+    expectInvalidRefresh(
+      await front(project.project_id, "POST", "/auth/tokens/refresh", { body: { refresh_token: "rt_nope" } })
+    )
+    const session = await anonymous()
+    expectInvalidRefresh(
+      await front(other.project_id, "POST", "/auth/tokens/refresh", {
+        body: { refresh_token: session.refresh_token.token }
+      })
+    )
+    await handle.current.sql("UPDATE refresh_tokens SET expires_at = now() - interval '1 second' WHERE user_id = $1", [
+      decodeJwt(session.access_token).sub
+    ])
+    expectInvalidRefresh(
+      await front(project.project_id, "POST", "/auth/tokens/refresh", {
+        body: { refresh_token: session.refresh_token.token }
+      })
+    )
+  })
+
+  it("lives on the frontend base URL only, for a project that exists", async () => {
+    expectError(await call(handle.current.baseUrl, "POST", "/v1/auth/tokens/anonymous"), 404)
+    expectError(await front("proj_nope", "POST", "/auth/tokens/anonymous"), 404)
+  })
+
+  it("claim moves every thread of the anonymous user, revokes the token, and cannot be replayed", async () => {
+    const session = await anonymous()
+    for (const title of ["one", "two", "three"]) {
+      const reply = await front(project.project_id, "POST", "/threads", {
+        bearer: session.access_token,
+        body: { last_message_at: NOW, title }
+      })
+      expect(reply.status).toBe(201)
+    }
+    const claimed = await owner("POST", "/threads/claim", { body: { refresh_token: session.refresh_token.token } })
+    expect(claimed.status, claimed.text).toBe(200)
+    expect(claimed.body).toEqual({ moved: 3 })
+    const titles = (await owner("GET", "/threads")).body.threads.map((thread: { title: string }) => thread.title)
+    expect(titles).toEqual(expect.arrayContaining(["one", "two", "three"]))
+    expect((await front(project.project_id, "GET", "/threads", { bearer: session.access_token })).body.threads).toEqual(
+      []
+    )
+    expectInvalidRefresh(
+      await owner("POST", "/threads/claim", { body: { refresh_token: session.refresh_token.token } })
+    )
+    expectInvalidRefresh(
+      await front(project.project_id, "POST", "/auth/tokens/refresh", {
+        body: { refresh_token: session.refresh_token.token }
+      })
+    )
+  })
+
+  it("a JWT user can claim; an anonymous user cannot (403)", async () => {
+    const session = await anonymous()
+    const thief = await anonymous()
+    expectError(
+      await front(project.project_id, "POST", "/threads/claim", {
+        bearer: thief.access_token,
+        body: { refresh_token: session.refresh_token.token }
+      }),
+      403
+    )
+    const token = (await owner("POST", "/auth/tokens")).body.token
+    const claimed = await front(project.project_id, "POST", "/threads/claim", {
+      bearer: token,
+      body: { refresh_token: session.refresh_token.token }
+    })
+    expect(claimed.status, claimed.text).toBe(200)
+    expect(claimed.body).toEqual({ moved: 0 })
+  })
+
+  it("of two concurrent claims of one token, one wins", async () => {
+    const session = await anonymous()
+    await front(project.project_id, "POST", "/threads", {
+      bearer: session.access_token,
+      body: { last_message_at: NOW }
+    })
+    const rival = asUser(handle.current, project.api_key, "user-43", "ws-43")
+    const body = { refresh_token: session.refresh_token.token }
+    const replies = await Promise.all([
+      owner("POST", "/threads/claim", { body }),
+      rival("POST", "/threads/claim", { body })
+    ])
+    const statuses = replies.map((reply) => reply.status).sort()
+    expect(statuses).toEqual([200, 401])
+    expect(replies.find((reply) => reply.status === 200)?.body).toEqual({ moved: 1 })
+  })
+
+  it("a refresh token of another project cannot be claimed", async () => {
+    const session = await anonymous(other.project_id)
+    expectInvalidRefresh(
+      await owner("POST", "/threads/claim", { body: { refresh_token: session.refresh_token.token } })
+    )
+  })
+})
