@@ -30,6 +30,11 @@ export class InvalidRefreshToken extends Schema.Class<InvalidRefreshToken>("Inva
   HttpApiSchema.annotations({ status: 401 })
 ) {}
 
+export class RateLimited extends Schema.Class<RateLimited>("RateLimited")(
+  { error: Schema.tag("rate_limited"), message: Schema.String },
+  HttpApiSchema.annotations({ status: 429 })
+) {}
+
 export class Forbidden extends Schema.Class<Forbidden>("Forbidden")(
   { error: Schema.tag("forbidden"), message: Schema.String },
   HttpApiSchema.annotations({ status: 403 })

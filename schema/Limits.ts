@@ -23,6 +23,11 @@ export const Limits = {
     deleteMax: 200
   },
   feedback: { commentMaxLength: 2_000 },
+  rate: {
+    /** Per client address, a minute (spec part 8). */
+    anonymousCreatePerMinute: 30,
+    anonymousRefreshPerMinute: 120
+  },
   /** Svc-User-Id and Svc-Workspace-Id values. */
   identityHeaderMaxLength: 255,
   sdkClients: {

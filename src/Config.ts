@@ -20,6 +20,22 @@ export const AppConfig = {
   maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
   apiKeyCacheMs: Config.integer("API_KEY_CACHE_MS").pipe(Config.withDefault(5_000)),
   shutdownTimeoutMs: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+  /**
+   * Proxies whose X-Forwarded-For is believed (comma-separated addresses).
+   * Empty: the client address is the socket's peer.
+   */
+  trustedProxies: Config.string("TRUSTED_PROXIES").pipe(
+    Config.withDefault(""),
+    Config.map(
+      (list) =>
+        new Set(
+          list
+            .split(",")
+            .map((entry) => entry.trim())
+            .filter((entry) => entry !== "")
+        )
+    )
+  ),
   bootstrap: Config.boolean("BOOTSTRAP_DEFAULT_PROJECT").pipe(Config.withDefault(true)),
   /**
    * The service's public URL: the `iss` of the JWTs it signs. Unset: the

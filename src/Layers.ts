@@ -5,6 +5,7 @@ import { SigningKeys } from "./auth/SigningKeys.js"
 import { Tokens } from "./auth/Tokens.js"
 import { Messages } from "./Messages.js"
 import { Projects } from "./Projects.js"
+import { RateLimiter } from "./RateLimiter.js"
 import { SdkClients } from "./SdkClients.js"
 import { Threads } from "./Threads.js"
 
@@ -17,5 +18,6 @@ export const ServicesLive = Layer.mergeAll(
   SdkClients.Default,
   SigningKeys.Default,
   Sessions.Default,
+  RateLimiter.Default,
   Tokens.Default
 )

@@ -178,7 +178,8 @@ export const NOW = "2026-11-22T10:15:30.123Z"
  * (and its database dropped) after them. Read `.current` inside tests.
  */
 export const useGateway = (storeUnderTest: StoreUnderTest, env: Record<string, string> = {}) => {
-  const handle: { current: Gateway } = {
+  const handle: { current: Gateway; store: Database.StoreKind } = {
+    store: { kind: "embedded", dataDir: undefined },
     current: {
       baseUrl: "",
       sql: () => Promise.reject(new Error("gateway not started")),
@@ -189,6 +190,7 @@ export const useGateway = (storeUnderTest: StoreUnderTest, env: Record<string, s
   beforeAll(async () => {
     const made = await storeUnderTest.make()
     drop = made.drop
+    handle.store = made.store
     handle.current = await startGateway(made.store, env)
   })
   afterAll(async () => {

@@ -1,10 +1,16 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Caller } from "../../schema/Api/Security.js"
 import { Api } from "../../schema/Api.js"
-import { NotFound } from "../../schema/Errors.js"
+import { NotFound, RateLimited } from "../../schema/Errors.js"
+import { Limits } from "../../schema/Limits.js"
 import { Sessions } from "../../src/auth/Sessions.js"
+import { AppConfig } from "../../src/Config.js"
+import { type RateDecision, RateLimiter } from "../../src/RateLimiter.js"
+import { clientAddress } from "./ClientAddress.js"
 import { FrontendProject } from "./Frontend.js"
 
 /** The anonymous routes need the project of the frontend base URL. */
@@ -14,13 +20,44 @@ const frontendProject = Effect.flatMap(Effect.serviceOption(FrontendProject), (p
     : Effect.fail(new NotFound({ message: "anonymous sessions live on the project's URL: /p/{project_id}/v1/..." }))
 )
 
+const rateLimited = (decision: RateDecision) =>
+  HttpServerResponse.unsafeJson(new RateLimited({ message: "too many requests; retry later" }), {
+    status: 429,
+    headers: {
+      "retry-after": String(decision.resetSeconds),
+      "ratelimit-policy": `${decision.limit};w=60`,
+      ratelimit: `limit=${decision.limit}, remaining=0, reset=${decision.resetSeconds}`
+    }
+  })
+
 export const SessionsLive = HttpApiBuilder.group(Api, "sessions", (handlers) =>
   Effect.gen(function* () {
     const sessions = yield* Sessions
+    const limiter = yield* RateLimiter
+    const trustedProxies = yield* AppConfig.trustedProxies
+
+    /** Runs `effect` unless the client address is over `limit` a minute for `action`. */
+    const limited = <A, E, R>(action: string, limit: number, effect: Effect.Effect<A, E, R>) =>
+      Effect.gen(function* () {
+        const address = clientAddress(yield* HttpServerRequest.HttpServerRequest, trustedProxies)
+        const decision = yield* limiter.hit(`${action}:${address}`, limit, 60)
+        return decision.allowed ? yield* effect : rateLimited(decision)
+      })
+
     return handlers
-      .handle("anonymous", () => Effect.flatMap(frontendProject, (projectId) => sessions.createAnonymous(projectId)))
+      .handle("anonymous", () =>
+        limited(
+          "anonymous",
+          Limits.rate.anonymousCreatePerMinute,
+          Effect.flatMap(frontendProject, (projectId) => sessions.createAnonymous(projectId))
+        )
+      )
       .handle("refresh", ({ payload }) =>
-        Effect.flatMap(frontendProject, (projectId) => sessions.refresh(projectId, payload.refresh_token))
+        limited(
+          "refresh",
+          Limits.rate.anonymousRefreshPerMinute,
+          Effect.flatMap(frontendProject, (projectId) => sessions.refresh(projectId, payload.refresh_token))
+        )
       )
   })
 )

@@ -2,18 +2,24 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Claimed, ClaimRequest, RefreshRequest, Session } from "../Auth.js"
-import { Forbidden, InvalidRefreshToken, NotFound } from "../Errors.js"
+import { Forbidden, InvalidRefreshToken, NotFound, RateLimited } from "../Errors.js"
 import { Authenticated } from "./Security.js"
 
 /** Anonymous sessions: no credentials; on a frontend base URL (`/p/{project_id}/v1/...`) only. */
 export class SessionsGroup extends HttpApiGroup.make("sessions")
-  .add(HttpApiEndpoint.post("anonymous", "/auth/tokens/anonymous").addSuccess(Session).addError(NotFound))
+  .add(
+    HttpApiEndpoint.post("anonymous", "/auth/tokens/anonymous")
+      .addSuccess(Session)
+      .addError(NotFound)
+      .addError(RateLimited)
+  )
   .add(
     HttpApiEndpoint.post("refresh", "/auth/tokens/refresh")
       .setPayload(RefreshRequest)
       .addSuccess(Session)
       .addError(InvalidRefreshToken)
       .addError(NotFound)
+      .addError(RateLimited)
   )
   .annotate(OpenApi.Description, "Anonymous sessions, on the project's frontend base URL /p/{project_id}") {}
 

@@ -5,12 +5,14 @@ import * as Schedule from "effect/Schedule"
 import foundation from "./migrations/0001_foundation.js"
 import signingKeys from "./migrations/0002_signing_keys.js"
 import anonymousSessions from "./migrations/0003_anonymous_sessions.js"
+import rateLimits from "./migrations/0004_rate_limits.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
   "0002_signing_keys": signingKeys,
-  "0003_anonymous_sessions": anonymousSessions
+  "0003_anonymous_sessions": anonymousSessions,
+  "0004_rate_limits": rateLimits
 })
 
 const TABLE = "effect_sql_migrations"

@@ -1,0 +1,49 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+
+export interface RateDecision {
+  readonly allowed: boolean
+  readonly limit: number
+  readonly remaining: number
+  /** Seconds until the window resets (at least 1). */
+  readonly resetSeconds: number
+}
+
+/**
+ * Fixed-window limits counted in the store, so that every gateway on one
+ * PostgreSQL shares them (decisions.md §4); the embedded store counts the
+ * same way in-process. One statement a hit: an upsert that answers the count.
+ */
+export class RateLimiter extends Effect.Service<RateLimiter>()("svc/RateLimiter", {
+  scoped: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const scope = yield* Effect.scope
+
+    const hit = Effect.fn("RateLimiter.hit")(function* (key: string, limit: number, windowSeconds: number) {
+      const now = Date.now()
+      const windowMs = windowSeconds * 1000
+      const windowStart = Math.floor(now / windowMs) * windowMs
+      const [row] = yield* sql<{ hits: number }>`
+        INSERT INTO rate_limit_counters (key, window_start, hits) VALUES (${key}, ${windowStart}, 1)
+        ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1
+        RETURNING hits`.pipe(Effect.orDie)
+      // Old windows are cleared now and then, off the request path.
+      if (Math.random() < 0.01) {
+        yield* sql`DELETE FROM rate_limit_counters WHERE window_start < ${windowStart - windowMs}`.pipe(
+          Effect.catchAll((error) => Effect.logWarning("could not clear old rate-limit windows", error)),
+          Effect.forkIn(scope)
+        )
+      }
+      const hits = row?.hits ?? 1
+      const decision: RateDecision = {
+        allowed: hits <= limit,
+        limit,
+        remaining: Math.max(0, limit - hits),
+        resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000))
+      }
+      return decision
+    })
+
+    return { hit } as const
+  })
+}) {}
