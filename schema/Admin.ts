@@ -59,3 +59,15 @@ export const SdkClientList = Schema.Struct({ clients: Schema.Array(SdkClient) })
 
 export const ProjectPath = Schema.Struct({ project_id: StorableString })
 export const ApiKeyPath = Schema.Struct({ project_id: StorableString, key_id: StorableString })
+
+/** `scheme://host[:port]`, lower case, no path: what a browser sends as Origin. */
+export const Origin = Schema.String.pipe(
+  Schema.maxLength(Limits.origins.maxLength),
+  Schema.pattern(/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/, {
+    message: () => "an origin is scheme://host[:port] in lower case, such as https://app.example.com"
+  })
+)
+
+export const AllowedOrigins = Schema.Struct({
+  origins: Schema.Array(Origin).pipe(Schema.maxItems(Limits.origins.maxEntries))
+})

@@ -45,6 +45,7 @@ export const Limits = {
     refreshTokenDays: 30
   },
   project: { nameMaxLength: 100 },
+  origins: { maxEntries: 32, maxLength: 255 },
   body: {
     /** Default cap on any JSON request body. */
     defaultMaxBytes: 1024 * 1024,

@@ -4,6 +4,7 @@ import { Sessions } from "./auth/Sessions.js"
 import { SigningKeys } from "./auth/SigningKeys.js"
 import { Tokens } from "./auth/Tokens.js"
 import { Messages } from "./Messages.js"
+import { Origins } from "./Origins.js"
 import { Projects } from "./Projects.js"
 import { RateLimiter } from "./RateLimiter.js"
 import { SdkClients } from "./SdkClients.js"
@@ -19,5 +20,6 @@ export const ServicesLive = Layer.mergeAll(
   SigningKeys.Default,
   Sessions.Default,
   RateLimiter.Default,
+  Origins.Default,
   Tokens.Default
 )

@@ -17,9 +17,10 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { CreateProject } from "../../schema/Admin.js"
+import { AllowedOrigins, CreateProject } from "../../schema/Admin.js"
 import { Limits } from "../../schema/Limits.js"
 import { ServicesLive } from "../../src/Layers.js"
+import { Origins } from "../../src/Origins.js"
 import { Projects } from "../../src/Projects.js"
 import * as Database from "../../src/storage/Database.js"
 
@@ -107,10 +108,38 @@ const keyRevoke = Command.make("revoke", { projectId, keyId: Options.text("key")
   })
 )
 
+const originsList = Command.make("list", { projectId, json }, ({ json, projectId }) =>
+  Effect.gen(function* () {
+    yield* (yield* Projects).require(projectId)
+    const origins = yield* (yield* Origins).list(projectId)
+    yield* print(json, { origins }, origins.join("\n") || "no allowed origins")
+  })
+)
+
+const originsSet = Command.make(
+  "set",
+  {
+    projectId,
+    origins: Options.text("origin").pipe(Options.repeated, Options.withDescription("an allowed origin; repeat it")),
+    json
+  },
+  ({ json, origins, projectId }) =>
+    Effect.gen(function* () {
+      // The admin API's own request schema: the same 32 x 255 limit and format.
+      const payload = yield* Schema.decodeUnknown(AllowedOrigins)({ origins }).pipe(
+        Effect.mapError((error) => new CliInputError({ message: ParseResult.TreeFormatter.formatErrorSync(error) }))
+      )
+      yield* (yield* Projects).require(projectId)
+      const saved = yield* (yield* Origins).replace(projectId, payload.origins)
+      yield* print(json, { origins: saved }, saved.length === 0 ? "no allowed origins" : saved.join("\n"))
+    })
+)
+
 const svc = Command.make("svc").pipe(
   Command.withSubcommands([
     Command.make("project").pipe(Command.withSubcommands([projectCreate, projectList])),
-    Command.make("key").pipe(Command.withSubcommands([keyCreate, keyList, keyRevoke]))
+    Command.make("key").pipe(Command.withSubcommands([keyCreate, keyList, keyRevoke])),
+    Command.make("origins").pipe(Command.withSubcommands([originsList, originsSet]))
   ])
 )
 

@@ -1,11 +1,13 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { Api } from "../../schema/Api.js"
+import { Origins } from "../../src/Origins.js"
 import { Projects } from "../../src/Projects.js"
 
 export const AdminLive = HttpApiBuilder.group(Api, "admin", (handlers) =>
   Effect.gen(function* () {
     const projects = yield* Projects
+    const origins = yield* Origins
     return handlers
       .handle("createProject", ({ payload }) => projects.create(payload.name))
       .handle("listProjects", () => Effect.map(projects.list(), (list) => ({ projects: list })))
@@ -16,6 +18,18 @@ export const AdminLive = HttpApiBuilder.group(Api, "admin", (handlers) =>
         Effect.map(projects.listKeys(path.project_id), (keys) => ({ api_keys: keys }))
       )
       .handle("revokeApiKey", ({ path }) => projects.revokeKey(path.project_id, path.key_id))
+      .handle("getOrigins", ({ path }) =>
+        Effect.gen(function* () {
+          yield* projects.require(path.project_id)
+          return { origins: yield* origins.list(path.project_id) }
+        })
+      )
+      .handle("setOrigins", ({ path, payload }) =>
+        Effect.gen(function* () {
+          yield* projects.require(path.project_id)
+          return { origins: yield* origins.replace(path.project_id, payload.origins) }
+        })
+      )
       .handle("listSdkClients", ({ path }) =>
         Effect.map(projects.sdkClientList(path.project_id), (clients) => ({ clients }))
       )

@@ -14,6 +14,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import {
+  Forbidden,
   Internal,
   InvalidRequest,
   Issue,
@@ -22,10 +23,11 @@ import {
   UnsupportedMediaType
 } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
+import { Origins } from "../../src/Origins.js"
 import { sqlState } from "../../src/storage/SqlErrors.js"
 import { FrontendProject, splitFrontendUrl } from "./Frontend.js"
 
-type WireError = InvalidRequest | NotFound | PayloadTooLarge | UnsupportedMediaType | Internal
+type WireError = InvalidRequest | Forbidden | NotFound | PayloadTooLarge | UnsupportedMediaType | Internal
 
 /** A wire error (schema/Errors.ts) as a response: its fields are the body. */
 const reply = (status: number, error: WireError) => HttpServerResponse.unsafeJson(error, { status })
@@ -196,43 +198,85 @@ const withCappedBody = (
   return capped
 }
 
+/** Runs one request: body rules, then the routes. */
+const serve = (
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>,
+  request: HttpServerRequest.HttpServerRequest,
+  defaultMaxBytes: number
+) =>
+  Effect.gen(function* () {
+    if (hasBody(request)) {
+      const policy = bodyPolicy(request.url.split("?")[0] ?? "", defaultMaxBytes)
+      const declared = request.headers["content-length"]
+      if (declared !== undefined && Number(declared) > policy.maxBytes) {
+        return tooLarge(`request body is larger than ${policy.maxBytes} bytes`)
+      }
+      if (policy.json && !isJson(request.headers["content-type"])) {
+        return reply(415, new UnsupportedMediaType({ message: "request body must be application/json" }))
+      }
+      if (declared === undefined) {
+        const response = yield* Effect.provideService(
+          httpEffect,
+          HttpServerRequest.HttpServerRequest,
+          withCappedBody(request, policy.maxBytes)
+        )
+        return normalizeDecodeError(response)
+      }
+    }
+    // A declared length is within the cap here, and Node reads no more than
+    // it declares, so the platform's own body cap has nothing left to do.
+    return normalizeDecodeError(yield* httpEffect)
+  }).pipe(Effect.catchAllCause(fromCause))
+
+const CORS_EXPOSED = "retry-after, ratelimit, ratelimit-policy"
+
+const withCors = (origin: string) => (response: HttpServerResponse.HttpServerResponse) =>
+  HttpServerResponse.setHeaders(response, {
+    "access-control-allow-origin": origin,
+    "access-control-expose-headers": CORS_EXPOSED,
+    vary: "origin"
+  })
+
+const preflight = (origin: string) =>
+  HttpServerResponse.empty({
+    status: 204,
+    headers: {
+      "access-control-allow-origin": origin,
+      "access-control-allow-methods": "GET, POST, PUT, DELETE",
+      "access-control-allow-headers": "authorization, content-type, svc-sdk",
+      "access-control-max-age": "600",
+      vary: "origin"
+    }
+  })
+
+const originRefused = () =>
+  reply(403, new Forbidden({ message: "this origin is not allowed for the project (see its allowed origins)" }))
+
 export const gatewayMiddleware = (defaultMaxBytes: number) =>
   HttpLayerRouter.middleware(
-    (httpEffect) =>
-      Effect.gen(function* () {
-        const original = yield* HttpServerRequest.HttpServerRequest
-        // A frontend base URL serves the same routes: strip the prefix, keep its project.
-        const frontend = splitFrontendUrl(original.url)
-        const request = frontend ? original.modify({ url: frontend.url }) : original
-        // `httpEffect` is shared by every request: wrap it per request, never reassign it.
-        const handle = frontend
-          ? Effect.provideService(
-              Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, request),
-              FrontendProject,
-              frontend.projectId
-            )
-          : httpEffect
-        if (hasBody(request)) {
-          const policy = bodyPolicy(request.url.split("?")[0] ?? "", defaultMaxBytes)
-          const declared = request.headers["content-length"]
-          if (declared !== undefined && Number(declared) > policy.maxBytes) {
-            return tooLarge(`request body is larger than ${policy.maxBytes} bytes`)
-          }
-          if (policy.json && !isJson(request.headers["content-type"])) {
-            return reply(415, new UnsupportedMediaType({ message: "request body must be application/json" }))
-          }
-          if (declared === undefined) {
-            const response = yield* Effect.provideService(
-              handle,
-              HttpServerRequest.HttpServerRequest,
-              withCappedBody(request, policy.maxBytes)
-            )
-            return normalizeDecodeError(response)
-          }
-        }
-        // A declared length is within the cap here, and Node reads no more than
-        // it declares, so the platform's own body cap has nothing left to do.
-        return normalizeDecodeError(yield* handle)
-      }).pipe(Effect.catchAllCause(fromCause)),
+    Effect.gen(function* () {
+      const origins = yield* Origins
+      return (httpEffect) =>
+        Effect.gen(function* () {
+          const original = yield* HttpServerRequest.HttpServerRequest
+          // A frontend base URL serves the same routes: strip the prefix, keep its project.
+          const frontend = splitFrontendUrl(original.url)
+          if (frontend === undefined) return yield* serve(httpEffect, original, defaultMaxBytes)
+          const request = original.modify({ url: frontend.url })
+          // `httpEffect` is shared by every request: wrap it per request, never reassign it.
+          const handle = Effect.provideService(
+            Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, request),
+            FrontendProject,
+            frontend.projectId
+          )
+          // CORS: the project's allowed origins govern its frontend URL, preflight included.
+          const origin = request.headers.origin
+          if (origin === undefined) return yield* serve(handle, request, defaultMaxBytes)
+          const allowed = (yield* origins.allowed(frontend.projectId)).has(origin)
+          if (request.method === "OPTIONS") return allowed ? preflight(origin) : originRefused()
+          if (!allowed) return originRefused()
+          return withCors(origin)(yield* serve(handle, request, defaultMaxBytes))
+        }).pipe(Effect.catchAllCause(fromCause))
+    }),
     { global: true }
   )

@@ -3,6 +3,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import {
+  AllowedOrigins,
   ApiKeyCreated,
   ApiKeyList,
   ApiKeyPath,
@@ -46,6 +47,19 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     HttpApiEndpoint.get("listSdkClients", "/projects/:project_id/sdk-clients")
       .setPath(ProjectPath)
       .addSuccess(SdkClientList)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("getOrigins", "/projects/:project_id/origins")
+      .setPath(ProjectPath)
+      .addSuccess(AllowedOrigins)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.put("setOrigins", "/projects/:project_id/origins")
+      .setPath(ProjectPath)
+      .setPayload(AllowedOrigins)
+      .addSuccess(AllowedOrigins)
       .addError(NotFound)
   )
   .middleware(AdminAuth)

@@ -6,13 +6,15 @@ import foundation from "./migrations/0001_foundation.js"
 import signingKeys from "./migrations/0002_signing_keys.js"
 import anonymousSessions from "./migrations/0003_anonymous_sessions.js"
 import rateLimits from "./migrations/0004_rate_limits.js"
+import allowedOrigins from "./migrations/0005_allowed_origins.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
   "0002_signing_keys": signingKeys,
   "0003_anonymous_sessions": anonymousSessions,
-  "0004_rate_limits": rateLimits
+  "0004_rate_limits": rateLimits,
+  "0005_allowed_origins": allowedOrigins
 })
 
 const TABLE = "effect_sql_migrations"

@@ -119,6 +119,25 @@ describe("the gateway as a process on the embedded store", () => {
     expect(listed.api_keys).toHaveLength(2)
     const revoked = await runCli(["key", "revoke", "--project", project.project_id, "--key", keyBody.key_id], env)
     expect(revoked.code).toBe(0)
+    const origins = await runCli(
+      [
+        "origins",
+        "set",
+        "--project",
+        project.project_id,
+        "--origin",
+        "https://b.example",
+        "--origin",
+        "https://a.example",
+        "--json"
+      ],
+      env
+    )
+    expect(origins.code, origins.stderr).toBe(0)
+    expect(JSON.parse(origins.stdout)).toEqual({ origins: ["https://a.example", "https://b.example"] })
+    const badOrigin = await runCli(["origins", "set", "--project", project.project_id, "--origin", "a.example"], env)
+    expect(badOrigin.code).toBe(1)
+    expect(badOrigin.stderr).toContain("scheme://host")
     const bad = await runCli(["key", "create", "--project", "proj_nope"], env)
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain("project not found")
@@ -131,5 +150,5 @@ describe("the gateway as a process on the embedded store", () => {
     } finally {
       await gateway.stop()
     }
-  })
+  }, 120_000)
 })

@@ -23,7 +23,7 @@ const withStore = <A>(store: Database.StoreKind, use: (sql: SqlClient.SqlClient)
     )
   )
 
-const MIGRATIONS = ["foundation", "signing_keys", "anonymous_sessions", "rate_limits"]
+const MIGRATIONS = ["foundation", "signing_keys", "anonymous_sessions", "rate_limits", "allowed_origins"]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>
   sql<{ name: string }>`SELECT name FROM effect_sql_migrations ORDER BY migration_id`.pipe(

@@ -1,0 +1,37 @@
+import * as Effect from "effect/Effect"
+import { OriginsRepo } from "./storage/OriginsRepo.js"
+
+/** How long a project's list is remembered; an update in this process evicts it at once. */
+const CACHE_MS = 5_000
+const MAX_PROJECTS = 10_000
+
+/** The allowed browser origins of each project (CORS on the frontend base URL). */
+export class Origins extends Effect.Service<Origins>()("svc/Origins", {
+  dependencies: [OriginsRepo.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* OriginsRepo
+    const cache = new Map<string, { readonly origins: ReadonlySet<string>; readonly until: number }>()
+
+    const allowed = (projectId: string): Effect.Effect<ReadonlySet<string>> => {
+      const cached = cache.get(projectId)
+      if (cached && cached.until > Date.now()) return Effect.succeed(cached.origins)
+      return Effect.map(repo.list(projectId), (list) => {
+        const origins = new Set(list)
+        if (cache.size >= MAX_PROJECTS) cache.clear()
+        cache.set(projectId, { origins, until: Date.now() + CACHE_MS })
+        return origins
+      })
+    }
+
+    const list = (projectId: string) => repo.list(projectId)
+
+    const replace = Effect.fn("Origins.replace")(function* (projectId: string, origins: ReadonlyArray<string>) {
+      const unique = [...new Set(origins)]
+      yield* repo.replace(projectId, unique)
+      cache.delete(projectId)
+      return unique.sort()
+    })
+
+    return { allowed, list, replace } as const
+  })
+}) {}
