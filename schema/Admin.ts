@@ -71,3 +71,23 @@ export const Origin = Schema.String.pipe(
 export const AllowedOrigins = Schema.Struct({
   origins: Schema.Array(Origin).pipe(Schema.maxItems(Limits.origins.maxEntries))
 })
+
+const ClaimName = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))
+
+/**
+ * A project's own identity provider: tokens it signs (found through
+ * `jwks_url`) with this `issuer` and `audience` are accepted on the project's
+ * frontend base URL, the user in `user_claim` and the workspace in
+ * `workspace_claim` (null: each user is its own workspace).
+ */
+export const ExternalIssuer = Schema.Struct({
+  issuer: StorableString.pipe(Schema.minLength(1), Schema.maxLength(Limits.origins.maxLength)),
+  jwks_url: Schema.String.pipe(
+    Schema.maxLength(2048),
+    Schema.pattern(/^https?:\/\/\S+$/, { message: () => "jwks_url must be an http(s) URL" })
+  ),
+  audience: StorableString.pipe(Schema.minLength(1), Schema.maxLength(Limits.origins.maxLength)),
+  user_claim: Schema.optionalWith(ClaimName, { default: () => "sub" }),
+  workspace_claim: Schema.optionalWith(Schema.NullOr(ClaimName), { default: () => null })
+})
+export type ExternalIssuer = typeof ExternalIssuer.Type

@@ -1,5 +1,6 @@
 import * as Layer from "effect/Layer"
 import { ApiKeys } from "./auth/ApiKeys.js"
+import { Issuers } from "./auth/Issuers.js"
 import { Sessions } from "./auth/Sessions.js"
 import { SigningKeys } from "./auth/SigningKeys.js"
 import { Tokens } from "./auth/Tokens.js"
@@ -21,5 +22,6 @@ export const ServicesLive = Layer.mergeAll(
   Sessions.Default,
   RateLimiter.Default,
   Origins.Default,
+  Issuers.Default,
   Tokens.Default
 )

@@ -17,8 +17,9 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { AllowedOrigins, CreateProject } from "../../schema/Admin.js"
+import { AllowedOrigins, CreateProject, ExternalIssuer } from "../../schema/Admin.js"
 import { Limits } from "../../schema/Limits.js"
+import { Issuers } from "../../src/auth/Issuers.js"
 import { ServicesLive } from "../../src/Layers.js"
 import { Origins } from "../../src/Origins.js"
 import { Projects } from "../../src/Projects.js"
@@ -135,11 +136,63 @@ const originsSet = Command.make(
     })
 )
 
+const issuerSet = Command.make(
+  "set",
+  {
+    projectId,
+    issuer: Options.text("issuer"),
+    jwksUrl: Options.text("jwks-url"),
+    audience: Options.text("audience"),
+    userClaim: Options.optional(Options.text("user-claim")),
+    workspaceClaim: Options.optional(Options.text("workspace-claim")),
+    json
+  },
+  (options) =>
+    Effect.gen(function* () {
+      // The admin API's own request schema: the same rules and defaults.
+      const settings = yield* Schema.decodeUnknown(ExternalIssuer)({
+        issuer: options.issuer,
+        jwks_url: options.jwksUrl,
+        audience: options.audience,
+        ...Option.match(options.userClaim, { onNone: () => ({}), onSome: (claim) => ({ user_claim: claim }) }),
+        ...Option.match(options.workspaceClaim, { onNone: () => ({}), onSome: (claim) => ({ workspace_claim: claim }) })
+      }).pipe(
+        Effect.mapError((error) => new CliInputError({ message: ParseResult.TreeFormatter.formatErrorSync(error) }))
+      )
+      yield* (yield* Projects).require(options.projectId)
+      const saved = yield* (yield* Issuers).set(options.projectId, settings)
+      yield* print(options.json, saved, `tokens of ${saved.issuer} for ${saved.audience} are accepted`)
+    })
+)
+
+const issuerShow = Command.make("show", { projectId, json }, ({ json, projectId }) =>
+  Effect.gen(function* () {
+    yield* (yield* Projects).require(projectId)
+    const settings = yield* (yield* Issuers).get(projectId)
+    yield* print(
+      json,
+      settings ?? null,
+      settings === undefined
+        ? "no external issuer"
+        : `${settings.issuer} (${settings.jwks_url}) for ${settings.audience}`
+    )
+  })
+)
+
+const issuerClear = Command.make("clear", { projectId }, ({ projectId }) =>
+  Effect.gen(function* () {
+    yield* (yield* Projects).require(projectId)
+    const cleared = yield* (yield* Issuers).clear(projectId)
+    yield* Console.log(cleared ? "external issuer removed" : "no external issuer")
+  })
+)
+
 const svc = Command.make("svc").pipe(
   Command.withSubcommands([
     Command.make("project").pipe(Command.withSubcommands([projectCreate, projectList])),
     Command.make("key").pipe(Command.withSubcommands([keyCreate, keyList, keyRevoke])),
-    Command.make("origins").pipe(Command.withSubcommands([originsList, originsSet]))
+    Command.make("origins").pipe(Command.withSubcommands([originsList, originsSet])),
+    Command.make("issuer").pipe(Command.withSubcommands([issuerSet, issuerShow, issuerClear]))
   ])
 )
 

@@ -1,6 +1,8 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { Api } from "../../schema/Api.js"
+import { notFound } from "../../schema/Errors.js"
+import { Issuers } from "../../src/auth/Issuers.js"
 import { Origins } from "../../src/Origins.js"
 import { Projects } from "../../src/Projects.js"
 
@@ -8,6 +10,7 @@ export const AdminLive = HttpApiBuilder.group(Api, "admin", (handlers) =>
   Effect.gen(function* () {
     const projects = yield* Projects
     const origins = yield* Origins
+    const issuers = yield* Issuers
     return handlers
       .handle("createProject", ({ payload }) => projects.create(payload.name))
       .handle("listProjects", () => Effect.map(projects.list(), (list) => ({ projects: list })))
@@ -28,6 +31,23 @@ export const AdminLive = HttpApiBuilder.group(Api, "admin", (handlers) =>
         Effect.gen(function* () {
           yield* projects.require(path.project_id)
           return { origins: yield* origins.replace(path.project_id, payload.origins) }
+        })
+      )
+      .handle("getIssuer", ({ path }) =>
+        Effect.gen(function* () {
+          yield* projects.require(path.project_id)
+          const settings = yield* issuers.get(path.project_id)
+          if (settings === undefined) return yield* Effect.fail(notFound("external issuer"))
+          return settings
+        })
+      )
+      .handle("setIssuer", ({ path, payload }) =>
+        Effect.flatMap(projects.require(path.project_id), () => issuers.set(path.project_id, payload))
+      )
+      .handle("clearIssuer", ({ path }) =>
+        Effect.gen(function* () {
+          yield* projects.require(path.project_id)
+          if (!(yield* issuers.clear(path.project_id))) return yield* Effect.fail(notFound("external issuer"))
         })
       )
       .handle("listSdkClients", ({ path }) =>

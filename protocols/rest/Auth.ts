@@ -9,6 +9,7 @@ import { invalid, NotFound, Unauthorized } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { parseSdkHeader } from "../../schema/SdkHeader.js"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
+import { Issuers } from "../../src/auth/Issuers.js"
 import { Tokens } from "../../src/auth/Tokens.js"
 import { AppConfig } from "../../src/Config.js"
 import { SdkClients } from "../../src/SdkClients.js"
@@ -54,6 +55,7 @@ export const AuthenticatedLive = Layer.effect(
   Effect.gen(function* () {
     const keys = yield* ApiKeys
     const tokens = yield* Tokens
+    const issuers = yield* Issuers
     const sdkClients = yield* SdkClients
 
     const withApiKey = (request: HttpServerRequest.HttpServerRequest, token: string) =>
@@ -70,7 +72,9 @@ export const AuthenticatedLive = Layer.effect(
 
     const withJwt = (request: HttpServerRequest.HttpServerRequest, token: string, projectId: string) =>
       Effect.gen(function* () {
-        const verified = yield* tokens.verifyAccessToken(token, projectId)
+        // The service's own tokens first, then the project's own identity provider, if it has one.
+        const verified =
+          (yield* tokens.verifyAccessToken(token, projectId)) ?? (yield* issuers.verify(token, projectId))
         if (verified === undefined) return yield* unauthorized("invalid or expired token for this project")
         const identities = yield* sdkIdentities(request)
         yield* sdkClients.record(projectId, identities)

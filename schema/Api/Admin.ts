@@ -9,6 +9,7 @@ import {
   ApiKeyPath,
   CreateApiKey,
   CreateProject,
+  ExternalIssuer,
   ProjectCreated,
   ProjectList,
   ProjectPath,
@@ -60,6 +61,25 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .setPath(ProjectPath)
       .setPayload(AllowedOrigins)
       .addSuccess(AllowedOrigins)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("getIssuer", "/projects/:project_id/issuer")
+      .setPath(ProjectPath)
+      .addSuccess(ExternalIssuer)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.put("setIssuer", "/projects/:project_id/issuer")
+      .setPath(ProjectPath)
+      .setPayload(ExternalIssuer)
+      .addSuccess(ExternalIssuer)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.del("clearIssuer", "/projects/:project_id/issuer")
+      .setPath(ProjectPath)
+      .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
   )
   .middleware(AdminAuth)

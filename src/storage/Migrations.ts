@@ -7,6 +7,7 @@ import signingKeys from "./migrations/0002_signing_keys.js"
 import anonymousSessions from "./migrations/0003_anonymous_sessions.js"
 import rateLimits from "./migrations/0004_rate_limits.js"
 import allowedOrigins from "./migrations/0005_allowed_origins.js"
+import externalIssuers from "./migrations/0006_external_issuers.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -14,7 +15,8 @@ const loader = Migrator.fromRecord({
   "0002_signing_keys": signingKeys,
   "0003_anonymous_sessions": anonymousSessions,
   "0004_rate_limits": rateLimits,
-  "0005_allowed_origins": allowedOrigins
+  "0005_allowed_origins": allowedOrigins,
+  "0006_external_issuers": externalIssuers
 })
 
 const TABLE = "effect_sql_migrations"

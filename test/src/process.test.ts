@@ -135,6 +135,28 @@ describe("the gateway as a process on the embedded store", () => {
     )
     expect(origins.code, origins.stderr).toBe(0)
     expect(JSON.parse(origins.stdout)).toEqual({ origins: ["https://a.example", "https://b.example"] })
+    const issuer = await runCli(
+      [
+        "issuer",
+        "set",
+        "--project",
+        project.project_id,
+        "--issuer",
+        "https://idp.example",
+        "--jwks-url",
+        "https://idp.example/jwks",
+        "--audience",
+        "app",
+        "--json"
+      ],
+      env
+    )
+    expect(issuer.code, issuer.stderr).toBe(0)
+    expect(JSON.parse(issuer.stdout)).toMatchObject({
+      issuer: "https://idp.example",
+      user_claim: "sub",
+      workspace_claim: null
+    })
     const badOrigin = await runCli(["origins", "set", "--project", project.project_id, "--origin", "a.example"], env)
     expect(badOrigin.code).toBe(1)
     expect(badOrigin.stderr).toContain("scheme://host")

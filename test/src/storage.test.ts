@@ -23,7 +23,14 @@ const withStore = <A>(store: Database.StoreKind, use: (sql: SqlClient.SqlClient)
     )
   )
 
-const MIGRATIONS = ["foundation", "signing_keys", "anonymous_sessions", "rate_limits", "allowed_origins"]
+const MIGRATIONS = [
+  "foundation",
+  "signing_keys",
+  "anonymous_sessions",
+  "rate_limits",
+  "allowed_origins",
+  "external_issuers"
+]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>
   sql<{ name: string }>`SELECT name FROM effect_sql_migrations ORDER BY migration_id`.pipe(

@@ -1,0 +1,92 @@
+import * as Effect from "effect/Effect"
+import { createRemoteJWKSet, jwtVerify } from "jose"
+import type { ExternalIssuer } from "../../schema/Admin.js"
+import { IssuersRepo } from "../storage/IssuersRepo.js"
+import type { VerifiedToken } from "./Tokens.js"
+
+/** How long a project's issuer settings are remembered; a change through this gateway applies at once. */
+const SETTINGS_MS = 5_000
+/** A JWKS fetch that takes longer fails (the token is refused), so a slow provider never hangs a request. */
+const JWKS_TIMEOUT_MS = 2_000
+/** Remote key sets are kept this long, and refetched at most this often when a `kid` is unknown. */
+const JWKS_MAX_AGE_MS = 10 * 60_000
+const JWKS_COOLDOWN_MS = 30_000
+/** Asymmetric algorithms only: a shared-secret algorithm would let a public key sign. */
+const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
+
+interface Trusted {
+  readonly settings: ExternalIssuer | undefined
+  readonly keys: ReturnType<typeof createRemoteJWKSet> | undefined
+  readonly until: number
+}
+
+/** Projects' own identity providers (decisions.md §4: external issuers). */
+export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
+  dependencies: [IssuersRepo.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* IssuersRepo
+    const trusted = new Map<string, Trusted>()
+
+    const load = (projectId: string): Effect.Effect<Trusted> => {
+      const cached = trusted.get(projectId)
+      if (cached && cached.until > Date.now()) return Effect.succeed(cached)
+      return Effect.map(repo.get(projectId), (settings) => {
+        // The key set (and its cache) survives while the URL stays the same.
+        const keys =
+          settings === undefined
+            ? undefined
+            : cached?.settings?.jwks_url === settings.jwks_url && cached.keys
+              ? cached.keys
+              : createRemoteJWKSet(new URL(settings.jwks_url), {
+                  timeoutDuration: JWKS_TIMEOUT_MS,
+                  cacheMaxAge: JWKS_MAX_AGE_MS,
+                  cooldownDuration: JWKS_COOLDOWN_MS
+                })
+        const entry: Trusted = { settings, keys, until: Date.now() + SETTINGS_MS }
+        if (trusted.size >= 10_000) trusted.clear()
+        trusted.set(projectId, entry)
+        return entry
+      })
+    }
+
+    /** The identity in a token of the project's own provider, or undefined. */
+    const verify = (token: string, projectId: string): Effect.Effect<VerifiedToken | undefined> =>
+      Effect.flatMap(load(projectId), ({ keys, settings }) => {
+        if (settings === undefined || keys === undefined) return Effect.succeed(undefined)
+        return Effect.tryPromise(() =>
+          jwtVerify(token, keys, {
+            algorithms: ALGORITHMS,
+            issuer: settings.issuer,
+            audience: settings.audience,
+            requiredClaims: ["exp"]
+          })
+        ).pipe(
+          Effect.map(({ payload }): VerifiedToken | undefined => {
+            const user = payload[settings.user_claim]
+            const workspace = settings.workspace_claim === null ? user : payload[settings.workspace_claim]
+            if (typeof user !== "string" || user === "" || typeof workspace !== "string" || workspace === "") {
+              return undefined
+            }
+            return { userId: user, workspaceId: workspace, anonymous: false }
+          }),
+          Effect.catchAll((error) => Effect.as(Effect.logDebug("external token refused", String(error)), undefined))
+        )
+      })
+
+    const get = (projectId: string) => repo.get(projectId)
+
+    const set = Effect.fn("Issuers.set")(function* (projectId: string, settings: ExternalIssuer) {
+      yield* repo.set(projectId, settings)
+      trusted.delete(projectId)
+      return settings
+    })
+
+    const clear = Effect.fn("Issuers.clear")(function* (projectId: string) {
+      const cleared = yield* repo.clear(projectId)
+      trusted.delete(projectId)
+      return cleared
+    })
+
+    return { verify, get, set, clear } as const
+  })
+}) {}
