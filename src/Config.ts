@@ -14,6 +14,8 @@ export const AppConfig = {
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
   databasePoolMax: Config.integer("DATABASE_POOL_MAX").pipe(Config.withDefault(10)),
   /** Absent or empty: the admin API is off. */
+  /** A JWK Set of private signing keys; unset: a key is generated and kept in the store. */
+  signingKeys: Config.option(Config.redacted("JWT_SIGNING_KEYS")),
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")).pipe(
     Config.map(Option.filter((token) => Redacted.value(token).trim() !== ""))
   ),

@@ -45,7 +45,7 @@ export class Tokens extends Effect.Service<Tokens>()("svc/Tokens", {
     const verifyAccessToken = (token: string, projectId: string) =>
       Effect.tryPromise(() =>
         jwtVerify(token, keySet, {
-          algorithms: ["ES256"],
+          algorithms: [...keys.algorithms],
           issuer,
           audience: projectId,
           requiredClaims: ["sub", "exp", "iat"]

@@ -62,14 +62,24 @@ describe.each(stores)("JWT callers on the frontend base URL ($name)", (storeUnde
     privateJwk = typeof row.private_jwk === "string" ? JSON.parse(row.private_jwk) : row.private_jwk
   })
 
-  it("serves every thread and message route with a JWT, on the same data as the API key", async () => {
+  it.each([
+    ["a service JWT", async () => token],
+    [
+      "an anonymous session",
+      async () =>
+        (await call(handle.current.baseUrl, "POST", `/p/${projectA.project_id}/v1/auth/tokens/anonymous`)).body
+          .access_token
+    ]
+  ])("serves every thread and message route to %s", async (mode, bearer) => {
+    const token = await bearer()
     const created = await front(projectA.project_id, token, "POST", "/threads", {
       last_message_at: NOW,
       title: "via JWT"
     })
     expect(created.status, created.text).toBe(201)
     const threadId = created.body.thread_id
-    expect((await backendAlice("GET", `/threads/${threadId}`)).body.title).toBe("via JWT")
+    // The same data as the API key sees for that user and workspace.
+    if (mode === "a service JWT") expect((await backendAlice("GET", `/threads/${threadId}`)).body.title).toBe("via JWT")
     const message = await front(projectA.project_id, token, "POST", `/threads/${threadId}/messages`, {
       parent_id: null,
       format: "svc/v0",

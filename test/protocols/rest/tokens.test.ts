@@ -1,6 +1,15 @@
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose"
+import {
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type JWK,
+  jwtVerify,
+  SignJWT
+} from "jose"
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, stores, type UserClient, useGateway } from "../../layers.js"
+import { asUser, call, createProject, startGateway, stores, type UserClient, useGateway } from "../../layers.js"
 import { expectError } from "./helpers.js"
 
 const PUBLIC_URL = "https://svc.example.test"
@@ -58,5 +67,47 @@ describe.each(stores)("service-issued tokens ($name)", (storeUnderTest) => {
   it("needs an API key with the identity headers", async () => {
     expectError(await call(handle.current.baseUrl, "POST", "/v1/auth/tokens"), 401)
     expectError(await alice("POST", "/auth/tokens", { headers: { "svc-workspace-id": "" } }), 400)
+  })
+})
+
+const makeKey = async (alg: "ES256" | "EdDSA", kid: string): Promise<JWK> => {
+  const { privateKey } = await generateKeyPair(alg, { extractable: true })
+  return { ...(await exportJWK(privateKey)), kid, alg }
+}
+
+// Made before the suite's gateway starts: the new key first, the previous one kept for rotation.
+const [current, previous] = await Promise.all([makeKey("EdDSA", "k-new"), makeKey("ES256", "k-old")])
+
+describe.each(stores)("signing keys from configuration ($name)", (storeUnderTest) => {
+  const handle = useGateway(storeUnderTest, {
+    PUBLIC_URL,
+    JWT_SIGNING_KEYS: JSON.stringify({ keys: [current, previous] })
+  })
+
+  it("signs with the first key, publishes both, and still accepts tokens of the previous one (rotation)", async () => {
+    const project = await createProject(handle.current)
+    const jwks = (await call(handle.current.baseUrl, "GET", "/.well-known/jwks.json")).body
+    expect(jwks.keys.map((key: JWK) => key.kid)).toEqual(["k-new", "k-old"])
+    expect(jwks.keys.every((key: JWK) => key.d === undefined)).toBe(true)
+    const issued = (await asUser(handle.current, project.api_key, "u", "w")("POST", "/auth/tokens")).body.token
+    expect(decodeProtectedHeader(issued)).toMatchObject({ alg: "EdDSA", kid: "k-new" })
+    const now = Math.floor(Date.now() / 1000)
+    const old = await new SignJWT({ sub: "u", wid: "w", anon: false, iat: now, exp: now + 300 })
+      .setProtectedHeader({ alg: "ES256", kid: "k-old", typ: "JWT" })
+      .setIssuer(PUBLIC_URL)
+      .setAudience(project.project_id)
+      .sign(await importJWK(previous ?? {}, "ES256"))
+    for (const token of [issued, old]) {
+      const reply = await call(handle.current.baseUrl, "GET", `/p/${project.project_id}/v1/threads`, {
+        headers: { authorization: `Bearer ${token}` }
+      })
+      expect(reply.status, reply.text).toBe(200)
+    }
+  })
+
+  it("a malformed key set stops the gateway from starting", async () => {
+    await expect(
+      startGateway({ kind: "embedded", dataDir: undefined }, { JWT_SIGNING_KEYS: '{"keys":[{"kty":"EC"}]}' })
+    ).rejects.toThrow()
   })
 })
