@@ -27,6 +27,12 @@ import * as Database from "../../src/storage/Database.js"
 
 class CliInputError extends Data.TaggedError("CliInputError")<{ readonly message: string }> {}
 
+/** Decodes command-line input with the admin API's own request schema, so both refuse the same values. */
+const decodeInput = <A, I>(schema: Schema.Schema<A, I>, input: unknown): Effect.Effect<A, CliInputError> =>
+  Schema.decodeUnknown(schema)(input).pipe(
+    Effect.mapError((error) => new CliInputError({ message: ParseResult.TreeFormatter.formatErrorSync(error) }))
+  )
+
 const json = Options.boolean("json").pipe(Options.withDescription("print JSON (the admin API's shape)"))
 const projectId = Options.text("project").pipe(Options.withDescription("project id"))
 
@@ -40,10 +46,7 @@ const projectCreate = Command.make(
   { name: Options.text("name").pipe(Options.withDescription("project name")), json },
   ({ json, name }) =>
     Effect.gen(function* () {
-      // The admin API's own request schema, so both refuse the same names.
-      const payload = yield* Schema.decodeUnknown(CreateProject)({ name }).pipe(
-        Effect.mapError((error) => new CliInputError({ message: ParseResult.TreeFormatter.formatErrorSync(error) }))
-      )
+      const payload = yield* decodeInput(CreateProject, { name })
       const created = yield* (yield* Projects).create(payload.name)
       yield* print(json, created, `project ${created.project_id} created\nAPI key (shown once): ${created.api_key}`)
     })
@@ -126,10 +129,7 @@ const originsSet = Command.make(
   },
   ({ json, origins, projectId }) =>
     Effect.gen(function* () {
-      // The admin API's own request schema: the same 32 x 255 limit and format.
-      const payload = yield* Schema.decodeUnknown(AllowedOrigins)({ origins }).pipe(
-        Effect.mapError((error) => new CliInputError({ message: ParseResult.TreeFormatter.formatErrorSync(error) }))
-      )
+      const payload = yield* decodeInput(AllowedOrigins, { origins })
       yield* (yield* Projects).require(projectId)
       const saved = yield* (yield* Origins).replace(projectId, payload.origins)
       yield* print(json, { origins: saved }, saved.length === 0 ? "no allowed origins" : saved.join("\n"))
@@ -149,16 +149,13 @@ const issuerSet = Command.make(
   },
   (options) =>
     Effect.gen(function* () {
-      // The admin API's own request schema: the same rules and defaults.
-      const settings = yield* Schema.decodeUnknown(ExternalIssuer)({
+      const settings = yield* decodeInput(ExternalIssuer, {
         issuer: options.issuer,
         jwks_url: options.jwksUrl,
         audience: options.audience,
         ...Option.match(options.userClaim, { onNone: () => ({}), onSome: (claim) => ({ user_claim: claim }) }),
         ...Option.match(options.workspaceClaim, { onNone: () => ({}), onSome: (claim) => ({ workspace_claim: claim }) })
-      }).pipe(
-        Effect.mapError((error) => new CliInputError({ message: ParseResult.TreeFormatter.formatErrorSync(error) }))
-      )
+      })
       yield* (yield* Projects).require(options.projectId)
       const saved = yield* (yield* Issuers).set(options.projectId, settings)
       yield* print(options.json, saved, `tokens of ${saved.issuer} for ${saved.audience} are accepted`)
