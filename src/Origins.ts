@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import { OriginsRepo } from "./storage/OriginsRepo.js"
+import { TtlCache } from "./TtlCache.js"
 
 /** How long a project's list is remembered; an update in this process evicts it at once. */
 const CACHE_MS = 5_000
@@ -10,15 +11,14 @@ export class Origins extends Effect.Service<Origins>()("svc/Origins", {
   dependencies: [OriginsRepo.Default],
   effect: Effect.gen(function* () {
     const repo = yield* OriginsRepo
-    const cache = new Map<string, { readonly origins: ReadonlySet<string>; readonly until: number }>()
+    const cache = new TtlCache<string, ReadonlySet<string>>(MAX_PROJECTS)
 
     const allowed = (projectId: string): Effect.Effect<ReadonlySet<string>> => {
       const cached = cache.get(projectId)
-      if (cached && cached.until > Date.now()) return Effect.succeed(cached.origins)
+      if (cached !== undefined) return Effect.succeed(cached)
       return Effect.map(repo.list(projectId), (list) => {
-        const origins = new Set(list)
-        if (cache.size >= MAX_PROJECTS) cache.clear()
-        cache.set(projectId, { origins, until: Date.now() + CACHE_MS })
+        const origins: ReadonlySet<string> = new Set(list)
+        cache.set(projectId, origins, Date.now() + CACHE_MS)
         return origins
       })
     }

@@ -1,24 +1,17 @@
-import { createHash, randomBytes } from "node:crypto"
 import * as Effect from "effect/Effect"
 import { notFound } from "../../schema/Errors.js"
 import { AppConfig } from "../Config.js"
 import { newId } from "../Ids.js"
 import { type ApiKeyRow, ApiKeysRepo } from "../storage/ApiKeysRepo.js"
+import { TtlCache } from "../TtlCache.js"
+import { hashSecret, newSecret } from "./Secrets.js"
 
-/** `sk_` + 43 URL-safe characters (256 random bits); only its SHA-256 is stored. */
-export const generateApiKey = (): string => `sk_${randomBytes(32).toString("base64url")}`
-export const hashApiKey = (key: string): string => createHash("sha256").update(key).digest("hex")
 const PREFIX_LENGTH = 11
 const KEY_PATTERN = /^sk_[A-Za-z0-9_-]{32,128}$/
 
 export interface VerifiedKey {
   readonly keyId: string
   readonly projectId: string
-}
-
-interface CacheEntry {
-  readonly key: VerifiedKey | undefined
-  readonly until: number
 }
 
 export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
@@ -32,51 +25,39 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
     // keys out. Each map drops its oldest entry when full. Revocation in this
     // process evicts at once (a lookup that raced with it is not cached);
     // other processes see it within API_KEY_CACHE_MS.
-    const accepted = new Map<string, CacheEntry>()
-    const refused = new Map<string, CacheEntry>()
-    const MAX_ENTRIES = 10_000
+    const accepted = new TtlCache<string, VerifiedKey>(10_000)
+    const refused = new TtlCache<string, true>(10_000)
     let revocations = 0
-    const remember = (cache: Map<string, CacheEntry>, hash: string, entry: CacheEntry) => {
-      if (cache.size >= MAX_ENTRIES) {
-        const oldest = cache.keys().next()
-        if (!oldest.done) cache.delete(oldest.value)
-      }
-      cache.set(hash, entry)
-    }
 
     const create = Effect.fn("ApiKeys.create")(function* (
       projectId: string,
       options: { readonly name?: string | undefined; readonly expiresInDays?: number | null | undefined }
     ) {
-      const apiKey = generateApiKey()
+      // `sk_` + 43 URL-safe characters; only its SHA-256 is stored.
+      const apiKey = newSecret("sk")
       const days = options.expiresInDays ?? null
       const row = yield* repo.insert({
         projectId,
         id: newId("key"),
         name: options.name ?? null,
         prefix: apiKey.slice(0, PREFIX_LENGTH),
-        keyHash: hashApiKey(apiKey),
+        keyHash: hashSecret(apiKey),
         expiresAt: days === null ? null : new Date(Date.now() + days * 86_400_000)
       })
       return { row, apiKey }
     })
 
-    const lookup = (hash: string) =>
-      repo.findActiveByHash(hash).pipe(
-        Effect.map((row): CacheEntry => {
-          const key = row ? { keyId: row.id, projectId: row.project_id } : undefined
-          const expires = row?.expires_at ? row.expires_at.getTime() : Number.POSITIVE_INFINITY
-          return { key, until: Math.min(Date.now() + cacheMs, expires) }
-        })
-      )
-
     const lookupAndRemember = Effect.fn("ApiKeys.verify")(function* (hash: string) {
       const revocationsBefore = revocations
-      const entry = yield* lookup(hash)
+      const row = yield* repo.findActiveByHash(hash)
+      const key = row ? { keyId: row.id, projectId: row.project_id } : undefined
       if (cacheMs > 0 && revocations === revocationsBefore) {
-        remember(entry.key ? accepted : refused, hash, entry)
+        // Never remembered past the key's own expiry.
+        const until = Math.min(Date.now() + cacheMs, row?.expires_at?.getTime() ?? Number.POSITIVE_INFINITY)
+        if (key) accepted.set(hash, key, until)
+        else refused.set(hash, true, until)
       }
-      return entry.key
+      return key
     })
 
     /**
@@ -85,9 +66,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
      */
     const verify = (apiKey: string): Effect.Effect<VerifiedKey | undefined> => {
       if (!KEY_PATTERN.test(apiKey)) return Effect.succeed(undefined)
-      const hash = hashApiKey(apiKey)
-      const cached = accepted.get(hash) ?? refused.get(hash)
-      return cached && cached.until > Date.now() ? Effect.succeed(cached.key) : lookupAndRemember(hash)
+      const hash = hashSecret(apiKey)
+      const known = accepted.get(hash)
+      if (known !== undefined) return Effect.succeed(known)
+      return refused.get(hash) ? Effect.succeed(undefined) : lookupAndRemember(hash)
     }
 
     const list = Effect.fn("ApiKeys.list")(function* (projectId: string) {

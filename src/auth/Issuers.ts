@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import { createRemoteJWKSet, jwtVerify } from "jose"
 import type { ExternalIssuer } from "../../schema/Admin.js"
 import { IssuersRepo } from "../storage/IssuersRepo.js"
+import { TtlCache } from "../TtlCache.js"
 import type { VerifiedToken } from "./Tokens.js"
 
 /** How long a project's issuer settings are remembered; a change through this gateway applies at once. */
@@ -17,7 +18,6 @@ const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256
 interface Trusted {
   readonly settings: ExternalIssuer | undefined
   readonly keys: ReturnType<typeof createRemoteJWKSet> | undefined
-  readonly until: number
 }
 
 /** Projects' own identity providers (decisions.md §4: external issuers). */
@@ -25,26 +25,26 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
   dependencies: [IssuersRepo.Default],
   effect: Effect.gen(function* () {
     const repo = yield* IssuersRepo
-    const trusted = new Map<string, Trusted>()
+    const trusted = new TtlCache<string, Trusted>(10_000)
 
     const load = (projectId: string): Effect.Effect<Trusted> => {
       const cached = trusted.get(projectId)
-      if (cached && cached.until > Date.now()) return Effect.succeed(cached)
+      if (cached !== undefined) return Effect.succeed(cached)
       return Effect.map(repo.get(projectId), (settings) => {
-        // The key set (and its cache) survives while the URL stays the same.
+        // The key set (and its cache) survives a settings refresh while the URL stays the same.
+        const previous = trusted.stale(projectId)
         const keys =
           settings === undefined
             ? undefined
-            : cached?.settings?.jwks_url === settings.jwks_url && cached.keys
-              ? cached.keys
+            : previous?.settings?.jwks_url === settings.jwks_url && previous.keys
+              ? previous.keys
               : createRemoteJWKSet(new URL(settings.jwks_url), {
                   timeoutDuration: JWKS_TIMEOUT_MS,
                   cacheMaxAge: JWKS_MAX_AGE_MS,
                   cooldownDuration: JWKS_COOLDOWN_MS
                 })
-        const entry: Trusted = { settings, keys, until: Date.now() + SETTINGS_MS }
-        if (trusted.size >= 10_000) trusted.clear()
-        trusted.set(projectId, entry)
+        const entry: Trusted = { settings, keys }
+        trusted.set(projectId, entry, Date.now() + SETTINGS_MS)
         return entry
       })
     }

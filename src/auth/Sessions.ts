@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from "node:crypto"
 import * as Effect from "effect/Effect"
 import type { CallerShape } from "../../schema/Api/Security.js"
 import { Forbidden, InvalidRefreshToken, notFound } from "../../schema/Errors.js"
@@ -6,11 +5,8 @@ import { Limits } from "../../schema/Limits.js"
 import { newId, ulid } from "../Ids.js"
 import { RefreshTokensRepo } from "../storage/RefreshTokensRepo.js"
 import { ThreadsRepo } from "../storage/ThreadsRepo.js"
+import { hashSecret, newSecret } from "./Secrets.js"
 import { Tokens } from "./Tokens.js"
-
-/** `rt_` + 43 URL-safe characters (256 random bits); only its SHA-256 is stored. */
-const generateRefreshToken = () => `rt_${randomBytes(32).toString("base64url")}`
-const hashRefreshToken = (token: string) => createHash("sha256").update(token).digest("hex")
 
 const invalidRefreshToken = () =>
   Effect.fail(new InvalidRefreshToken({ message: "unknown, expired or revoked refresh token" }))
@@ -37,11 +33,11 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
     /** A new anonymous user (its workspace is its own id) with a 30-day refresh token. */
     const createAnonymous = Effect.fn("Sessions.createAnonymous")(function* (projectId: string) {
       const userId = `anon_${ulid()}`
-      const refreshToken = generateRefreshToken()
+      const refreshToken = newSecret("rt")
       const stored = yield* repo.insert({
         projectId,
         id: newId("rt"),
-        tokenHash: hashRefreshToken(refreshToken),
+        tokenHash: hashSecret(refreshToken),
         userId
       })
       if (stored === undefined) return yield* Effect.fail(notFound("project"))
@@ -50,7 +46,7 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
 
     /** A new access token; the refresh token's expiry becomes now + 30 days. */
     const refresh = Effect.fn("Sessions.refresh")(function* (projectId: string, refreshToken: string) {
-      const live = yield* repo.extend(projectId, hashRefreshToken(refreshToken))
+      const live = yield* repo.extend(projectId, hashSecret(refreshToken))
       if (live === undefined) return yield* invalidRefreshToken()
       return yield* session(projectId, live.user_id, refreshToken, live.expires_at)
     })
@@ -67,7 +63,7 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
       }
       return yield* repo.transaction(
         Effect.gen(function* () {
-          const live = yield* repo.revoke(caller.projectId, hashRefreshToken(refreshToken))
+          const live = yield* repo.revoke(caller.projectId, hashSecret(refreshToken))
           if (live === undefined) return yield* invalidRefreshToken()
           return yield* threads.moveAll(
             caller.projectId,
