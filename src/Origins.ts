@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import { OriginsRepo } from "./storage/OriginsRepo.js"
+import { ProjectsRepo } from "./storage/ProjectsRepo.js"
 import { TtlCache } from "./TtlCache.js"
 
 /** How long a project's list is remembered; an update in this process evicts it at once. */
@@ -8,9 +9,10 @@ const MAX_PROJECTS = 10_000
 
 /** The allowed browser origins of each project (CORS on the frontend base URL). */
 export class Origins extends Effect.Service<Origins>()("svc/Origins", {
-  dependencies: [OriginsRepo.Default],
+  dependencies: [OriginsRepo.Default, ProjectsRepo.Default],
   effect: Effect.gen(function* () {
     const repo = yield* OriginsRepo
+    const projects = yield* ProjectsRepo
     const cache = new TtlCache<string, ReadonlySet<string>>(MAX_PROJECTS)
 
     const allowed = (projectId: string): Effect.Effect<ReadonlySet<string>> => {
@@ -23,9 +25,11 @@ export class Origins extends Effect.Service<Origins>()("svc/Origins", {
       })
     }
 
-    const list = (projectId: string) => repo.list(projectId)
+    /** A project's list; 404 for a project that does not exist. */
+    const list = (projectId: string) => Effect.zipRight(projects.require(projectId), repo.list(projectId))
 
     const replace = Effect.fn("Origins.replace")(function* (projectId: string, origins: ReadonlyArray<string>) {
+      yield* projects.require(projectId)
       const unique = [...new Set(origins)]
       yield* repo.replace(projectId, unique)
       cache.delete(projectId)

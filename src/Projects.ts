@@ -1,6 +1,5 @@
 import * as Effect from "effect/Effect"
 import type { ApiKeyCreated, ApiKeyInfo, Project, ProjectCreated } from "../schema/Admin.js"
-import { notFound } from "../schema/Errors.js"
 import { type ApiKeyRow, ApiKeys } from "./auth/ApiKeys.js"
 import { newId } from "./Ids.js"
 import { ProjectsRepo } from "./storage/ProjectsRepo.js"
@@ -48,9 +47,7 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
     })
 
     const require = Effect.fn("Projects.require")(function* (projectId: string) {
-      const project = yield* repo.get(projectId)
-      if (!project) return yield* Effect.fail(notFound("project"))
-      return project
+      return yield* repo.require(projectId)
     })
 
     /**

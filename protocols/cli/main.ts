@@ -114,7 +114,6 @@ const keyRevoke = Command.make("revoke", { projectId, keyId: Options.text("key")
 
 const originsList = Command.make("list", { projectId, json }, ({ json, projectId }) =>
   Effect.gen(function* () {
-    yield* (yield* Projects).require(projectId)
     const origins = yield* (yield* Origins).list(projectId)
     yield* print(json, { origins }, origins.join("\n") || "no allowed origins")
   })
@@ -130,7 +129,6 @@ const originsSet = Command.make(
   ({ json, origins, projectId }) =>
     Effect.gen(function* () {
       const payload = yield* decodeInput(AllowedOrigins, { origins })
-      yield* (yield* Projects).require(projectId)
       const saved = yield* (yield* Origins).replace(projectId, payload.origins)
       yield* print(json, { origins: saved }, saved.length === 0 ? "no allowed origins" : saved.join("\n"))
     })
@@ -156,7 +154,6 @@ const issuerSet = Command.make(
         ...Option.match(options.userClaim, { onNone: () => ({}), onSome: (claim) => ({ user_claim: claim }) }),
         ...Option.match(options.workspaceClaim, { onNone: () => ({}), onSome: (claim) => ({ workspace_claim: claim }) })
       })
-      yield* (yield* Projects).require(options.projectId)
       const saved = yield* (yield* Issuers).set(options.projectId, settings)
       yield* print(options.json, saved, `tokens of ${saved.issuer} for ${saved.audience} are accepted`)
     })
@@ -164,7 +161,6 @@ const issuerSet = Command.make(
 
 const issuerShow = Command.make("show", { projectId, json }, ({ json, projectId }) =>
   Effect.gen(function* () {
-    yield* (yield* Projects).require(projectId)
     const settings = yield* (yield* Issuers).get(projectId)
     yield* print(
       json,
@@ -178,7 +174,6 @@ const issuerShow = Command.make("show", { projectId, json }, ({ json, projectId 
 
 const issuerClear = Command.make("clear", { projectId }, ({ projectId }) =>
   Effect.gen(function* () {
-    yield* (yield* Projects).require(projectId)
     const cleared = yield* (yield* Issuers).clear(projectId)
     yield* Console.log(cleared ? "external issuer removed" : "no external issuer")
   })

@@ -21,34 +21,20 @@ export const AdminLive = HttpApiBuilder.group(Api, "admin", (handlers) =>
         Effect.map(projects.listKeys(path.project_id), (keys) => ({ api_keys: keys }))
       )
       .handle("revokeApiKey", ({ path }) => projects.revokeKey(path.project_id, path.key_id))
-      .handle("getOrigins", ({ path }) =>
-        Effect.gen(function* () {
-          yield* projects.require(path.project_id)
-          return { origins: yield* origins.list(path.project_id) }
-        })
-      )
+      .handle("getOrigins", ({ path }) => Effect.map(origins.list(path.project_id), (list) => ({ origins: list })))
       .handle("setOrigins", ({ path, payload }) =>
-        Effect.gen(function* () {
-          yield* projects.require(path.project_id)
-          return { origins: yield* origins.replace(path.project_id, payload.origins) }
-        })
+        Effect.map(origins.replace(path.project_id, payload.origins), (list) => ({ origins: list }))
       )
       .handle("getIssuer", ({ path }) =>
-        Effect.gen(function* () {
-          yield* projects.require(path.project_id)
-          const settings = yield* issuers.get(path.project_id)
-          if (settings === undefined) return yield* Effect.fail(notFound("external issuer"))
-          return settings
-        })
+        Effect.flatMap(issuers.get(path.project_id), (settings) =>
+          settings === undefined ? Effect.fail(notFound("external issuer")) : Effect.succeed(settings)
+        )
       )
-      .handle("setIssuer", ({ path, payload }) =>
-        Effect.flatMap(projects.require(path.project_id), () => issuers.set(path.project_id, payload))
-      )
+      .handle("setIssuer", ({ path, payload }) => issuers.set(path.project_id, payload))
       .handle("clearIssuer", ({ path }) =>
-        Effect.gen(function* () {
-          yield* projects.require(path.project_id)
-          if (!(yield* issuers.clear(path.project_id))) return yield* Effect.fail(notFound("external issuer"))
-        })
+        Effect.flatMap(issuers.clear(path.project_id), (cleared) =>
+          cleared ? Effect.void : Effect.fail(notFound("external issuer"))
+        )
       )
       .handle("listSdkClients", ({ path }) =>
         Effect.map(projects.sdkClientList(path.project_id), (clients) => ({ clients }))

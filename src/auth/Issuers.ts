@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import { createRemoteJWKSet, jwtVerify } from "jose"
 import type { ExternalIssuer } from "../../schema/Admin.js"
 import { IssuersRepo } from "../storage/IssuersRepo.js"
+import { ProjectsRepo } from "../storage/ProjectsRepo.js"
 import { TtlCache } from "../TtlCache.js"
 import type { VerifiedToken } from "./Tokens.js"
 
@@ -22,9 +23,10 @@ interface Trusted {
 
 /** Projects' own identity providers (decisions.md §4: external issuers). */
 export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
-  dependencies: [IssuersRepo.Default],
+  dependencies: [IssuersRepo.Default, ProjectsRepo.Default],
   effect: Effect.gen(function* () {
     const repo = yield* IssuersRepo
+    const projects = yield* ProjectsRepo
     const trusted = new TtlCache<string, Trusted>(10_000)
 
     const load = (projectId: string): Effect.Effect<Trusted> => {
@@ -73,15 +75,22 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
         )
       })
 
-    const get = (projectId: string) => repo.get(projectId)
+    /** The project's settings, or undefined; 404 for a project that does not exist. */
+    const get = Effect.fn("Issuers.get")(function* (projectId: string) {
+      yield* projects.require(projectId)
+      return yield* repo.get(projectId)
+    })
 
     const set = Effect.fn("Issuers.set")(function* (projectId: string, settings: ExternalIssuer) {
+      yield* projects.require(projectId)
       yield* repo.set(projectId, settings)
       trusted.delete(projectId)
       return settings
     })
 
+    /** Whether there was a provider to remove; 404 for a project that does not exist. */
     const clear = Effect.fn("Issuers.clear")(function* (projectId: string) {
+      yield* projects.require(projectId)
       const cleared = yield* repo.clear(projectId)
       trusted.delete(projectId)
       return cleared

@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import { notFound } from "../../schema/Errors.js"
 
 export interface ProjectRow {
   readonly id: string
@@ -31,6 +32,12 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("svc/ProjectsRe
         get(id).pipe(
           Effect.map((rows) => rows[0]),
           Effect.orDie
+        ),
+      /** The project, or a 404 for the admin plane. */
+      require: (id: string) =>
+        get(id).pipe(
+          Effect.orDie,
+          Effect.flatMap(([row]) => (row ? Effect.succeed(row) : Effect.fail(notFound("project"))))
         ),
       count: count.pipe(
         Effect.map(([row]) => row?.n ?? 0),
