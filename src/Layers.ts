@@ -10,6 +10,7 @@ import { Projects } from "./Projects.js"
 import { RateLimiter } from "./RateLimiter.js"
 import { SdkClients } from "./SdkClients.js"
 import { Threads } from "./Threads.js"
+import { Usage } from "./Usage.js"
 
 /** Every service the protocols use; each needs only a SqlClient. */
 export const ServicesLive = Layer.mergeAll(
@@ -23,5 +24,6 @@ export const ServicesLive = Layer.mergeAll(
   RateLimiter.Default,
   Origins.Default,
   Issuers.Default,
-  Tokens.Default
+  Tokens.Default,
+  Usage.Default
 )

@@ -6,13 +6,15 @@ import { newId } from "./Ids.js"
 import { FeedbackRepo } from "./storage/FeedbackRepo.js"
 import { MessagesRepo } from "./storage/MessagesRepo.js"
 import { Threads } from "./Threads.js"
+import { Usage } from "./Usage.js"
 
 export class Messages extends Effect.Service<Messages>()("svc/Messages", {
-  dependencies: [MessagesRepo.Default, FeedbackRepo.Default, Threads.Default],
+  dependencies: [MessagesRepo.Default, FeedbackRepo.Default, Threads.Default, Usage.Default],
   effect: Effect.gen(function* () {
     const repo = yield* MessagesRepo
     const feedback = yield* FeedbackRepo
     const threads = yield* Threads
+    const usage = yield* Usage
 
     /** Rows with content as JSON text; the protocol writes them out without re-serializing. */
     const list = Effect.fn("Messages.list")(function* (caller: CallerShape, threadId: string, query: MessageListQuery) {
@@ -42,6 +44,7 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       if (outcome === "parent_not_found") {
         return yield* Effect.fail(invalid("parent_id is not a message of this thread", "parent_id"))
       }
+      usage.record(caller.projectId, caller.userId, { messages: 1 })
       return id
     })
 

@@ -4,11 +4,13 @@ import { invalid, notFound } from "../schema/Errors.js"
 import type { CreateThread, ThreadListQuery, UpdateThread } from "../schema/Thread.js"
 import { newId } from "./Ids.js"
 import { ThreadsRepo } from "./storage/ThreadsRepo.js"
+import { Usage } from "./Usage.js"
 
 export class Threads extends Effect.Service<Threads>()("svc/Threads", {
-  dependencies: [ThreadsRepo.Default],
+  dependencies: [ThreadsRepo.Default, Usage.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ThreadsRepo
+    const usage = yield* Usage
 
     const list = Effect.fn("Threads.list")(function* (caller: CallerShape, query: ThreadListQuery) {
       const after = query.after === undefined ? undefined : yield* repo.position(caller, query.after)
@@ -34,6 +36,7 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
         metadata: input.metadata,
         externalId: input.external_id
       })
+      usage.record(caller.projectId, caller.userId, { threads: 1 })
       return id
     })
 

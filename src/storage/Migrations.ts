@@ -8,6 +8,7 @@ import anonymousSessions from "./migrations/0003_anonymous_sessions.js"
 import rateLimits from "./migrations/0004_rate_limits.js"
 import allowedOrigins from "./migrations/0005_allowed_origins.js"
 import externalIssuers from "./migrations/0006_external_issuers.js"
+import usage from "./migrations/0007_usage.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -16,7 +17,8 @@ const loader = Migrator.fromRecord({
   "0003_anonymous_sessions": anonymousSessions,
   "0004_rate_limits": rateLimits,
   "0005_allowed_origins": allowedOrigins,
-  "0006_external_issuers": externalIssuers
+  "0006_external_issuers": externalIssuers,
+  "0007_usage": usage
 })
 
 const TABLE = "effect_sql_migrations"

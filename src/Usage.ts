@@ -1,0 +1,161 @@
+/**
+ * Usage rollups (decisions.md §8). Writers count what they stored with
+ * `record`; the counts are summed in memory per (project, UTC day, user) and
+ * written as one multi-row upsert every second, so the hot write paths
+ * (message append, run ingest) pay a Map update, not a contended row lock.
+ * A failed flush keeps its counts for the next one; the last flush runs at
+ * shutdown. Reads flush this gateway's counts first, so what a gateway
+ * stored is in its own answers at once, and in other gateways' within a
+ * second. A hard kill can lose at most the last second of counts (never the
+ * data they count).
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+
+export const USAGE_FIELDS = [
+  "threads",
+  "messages",
+  "runs",
+  "run_errors",
+  "input_tokens",
+  "output_tokens",
+  "events",
+  "title_generations"
+] as const
+export type UsageField = (typeof USAGE_FIELDS)[number]
+export type UsageCounts = Record<UsageField, number>
+export type UsageDelta = Partial<UsageCounts>
+
+export interface UsageDay extends UsageCounts {
+  /** YYYY-MM-DD (UTC). */
+  readonly date: string
+  readonly active_users: number
+}
+
+export type UsageTotals = UsageCounts & { readonly active_users: number }
+
+const zero = (): UsageCounts => ({
+  threads: 0,
+  messages: 0,
+  runs: 0,
+  run_errors: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  events: 0,
+  title_generations: 0
+})
+
+interface Pending {
+  readonly projectId: string
+  readonly day: string
+  readonly userId: string
+  readonly counts: UsageCounts
+}
+
+/** UTC calendar day of an instant, as YYYY-MM-DD. */
+export const utcDay = (at: Date): string => at.toISOString().slice(0, 10)
+
+/** Days from `from` to `to` inclusive (YYYY-MM-DD), in order. */
+export const daysBetween = (from: string, to: string): Array<string> => {
+  const out: Array<string> = []
+  for (let at = Date.parse(`${from}T00:00:00Z`); at <= Date.parse(`${to}T00:00:00Z`); at += 86_400_000) {
+    out.push(new Date(at).toISOString().slice(0, 10))
+  }
+  return out
+}
+
+/** Rows where the user is not one of the project's test users (by id prefix). */
+const NOT_TEST_USER = `NOT EXISTS (
+  SELECT 1 FROM projects p, unnest(p.test_user_prefixes) AS prefix
+  WHERE p.id = u.project_id AND starts_with(u.user_id, prefix))`
+
+const sumColumns = USAGE_FIELDS.map((field) => `coalesce(sum(u.${field}), 0)::float8 AS ${field}`).join(", ")
+
+export class Usage extends Effect.Service<Usage>()("svc/Usage", {
+  scoped: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    let pending = new Map<string, Pending>()
+
+    const record = (projectId: string, userId: string, delta: UsageDelta, at: Date = new Date()): void => {
+      const day = utcDay(at)
+      const key = `${projectId}\u0000${day}\u0000${userId}`
+      let entry = pending.get(key)
+      if (entry === undefined) {
+        entry = { projectId, day, userId, counts: zero() }
+        pending.set(key, entry)
+      }
+      for (const field of USAGE_FIELDS) entry.counts[field] += delta[field] ?? 0
+    }
+
+    const merge = (batch: Map<string, Pending>) => {
+      for (const entry of batch.values()) record(entry.projectId, entry.userId, entry.counts, new Date(entry.day))
+    }
+
+    const write = (batch: ReadonlyArray<Pending>) => {
+      const rows = batch.map((entry) => ({
+        project_id: entry.projectId,
+        day: entry.day,
+        user_id: entry.userId,
+        ...entry.counts
+      }))
+      const updates = USAGE_FIELDS.map((field) => `${field} = usage_daily.${field} + excluded.${field}`).join(", ")
+      return sql`INSERT INTO usage_daily ${sql.insert(rows)}
+        ON CONFLICT (project_id, day, user_id) DO UPDATE SET ${sql.literal(updates)}`
+    }
+
+    /** Writes everything counted so far; on failure the counts go back for the next flush. */
+    const flush = Effect.suspend(() => {
+      if (pending.size === 0) return Effect.void
+      const batch = pending
+      pending = new Map()
+      // Sorted keys: two gateways flushing the same rows lock them in one order.
+      const entries = [...batch.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, entry]) => entry)
+      return write(entries).pipe(
+        Effect.asVoid,
+        Effect.catchAll((error) => {
+          merge(batch)
+          return Effect.logWarning("usage flush failed; counts kept for the next flush", error)
+        })
+      )
+    }).pipe(Effect.uninterruptible)
+
+    yield* flush.pipe(Effect.repeat(Schedule.spaced(Duration.seconds(1))), Effect.forkScoped)
+    yield* Effect.addFinalizer(() => flush)
+
+    /** One row per day from `from` to `to` (YYYY-MM-DD, inclusive), zeros included. */
+    const daily = Effect.fn("Usage.daily")(function* (projectId: string, from: string, to: string) {
+      yield* flush
+      const rows = yield* sql<UsageCounts & { day: string; active_users: number }>`
+        SELECT to_char(u.day, 'YYYY-MM-DD') AS day, ${sql.literal(sumColumns)}, count(*)::int AS active_users
+        FROM usage_daily u
+        WHERE u.project_id = ${projectId} AND u.day BETWEEN ${from}::date AND ${to}::date
+          AND ${sql.literal(NOT_TEST_USER)}
+        GROUP BY u.day`.pipe(Effect.orDie)
+      const byDay = new Map(rows.map((row) => [row.day, row]))
+      return daysBetween(from, to).map((date): UsageDay => {
+        const row = byDay.get(date)
+        const counts = zero()
+        for (const field of USAGE_FIELDS) counts[field] = Number(row?.[field] ?? 0)
+        return { date, ...counts, active_users: Number(row?.active_users ?? 0) }
+      })
+    })
+
+    /** The same figures summed over the span; active users are distinct over it. */
+    const period = Effect.fn("Usage.period")(function* (projectId: string, from: string, to: string) {
+      yield* flush
+      const [row] = yield* sql<UsageCounts & { active_users: number }>`
+        SELECT ${sql.literal(sumColumns)}, count(DISTINCT u.user_id)::int AS active_users
+        FROM usage_daily u
+        WHERE u.project_id = ${projectId} AND u.day BETWEEN ${from}::date AND ${to}::date
+          AND ${sql.literal(NOT_TEST_USER)}`.pipe(Effect.orDie)
+      const counts = zero()
+      for (const field of USAGE_FIELDS) counts[field] = Number(row?.[field] ?? 0)
+      const totals: UsageTotals = { ...counts, active_users: Number(row?.active_users ?? 0) }
+      return totals
+    })
+
+    return { record, flush, daily, period } as const
+  })
+}) {}
