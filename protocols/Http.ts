@@ -12,18 +12,29 @@ import { AppConfig } from "../src/Config.js"
 import { HealthRoutes } from "./Health.js"
 import { JwksRoutes } from "./Jwks.js"
 import { AdminLive } from "./rest/Admin.js"
-import { AdminAuthLive, AuthenticatedLive } from "./rest/Auth.js"
+import { AdminAuthLive, AuthenticatedLive, ProjectApiKeyLive } from "./rest/Auth.js"
 import { AuthTokensLive } from "./rest/AuthTokens.js"
 import { gatewayMiddleware } from "./rest/Gateway.js"
 import { MessagesLive } from "./rest/Messages.js"
+import { ProjectsLive } from "./rest/Projects.js"
+import { RunsLive } from "./rest/Runs.js"
 import { ClaimLive, SessionsLive } from "./rest/Sessions.js"
 import { ThreadsLive } from "./rest/Threads.js"
 
 export const OPENAPI_PATH = "/v1/openapi.json"
 
 const ApiRoutes = HttpLayerRouter.addHttpApi(Api, { openapiPath: OPENAPI_PATH }).pipe(
-  Layer.provide([ThreadsLive, MessagesLive, AdminLive, AuthTokensLive, SessionsLive, ClaimLive]),
-  Layer.provide([AuthenticatedLive, AdminAuthLive])
+  Layer.provide([
+    ThreadsLive,
+    MessagesLive,
+    AdminLive,
+    AuthTokensLive,
+    SessionsLive,
+    ClaimLive,
+    RunsLive,
+    ProjectsLive
+  ]),
+  Layer.provide([AuthenticatedLive, AdminAuthLive, ProjectApiKeyLive])
 )
 
 const Docs = HttpApiScalar.layerHttpLayerRouter({ api: Api, path: "/docs" })

@@ -3,6 +3,8 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { AdminGroup } from "./Api/Admin.js"
 import { AuthGroup } from "./Api/Auth.js"
 import { MessagesGroup } from "./Api/Messages.js"
+import { ProjectsGroup } from "./Api/Projects.js"
+import { RunsGroup } from "./Api/Runs.js"
 import { ClaimGroup, SessionsGroup } from "./Api/Sessions.js"
 import { ThreadsGroup } from "./Api/Threads.js"
 import { Internal, InvalidRequest, PayloadTooLarge, Unauthorized } from "./Errors.js"
@@ -14,6 +16,8 @@ export class Api extends HttpApi.make("svc")
   .add(SessionsGroup)
   .add(ClaimGroup)
   .add(AdminGroup)
+  .add(RunsGroup)
+  .add(ProjectsGroup)
   .addError(InvalidRequest)
   .addError(Unauthorized)
   .addError(PayloadTooLarge)

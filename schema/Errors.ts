@@ -45,6 +45,11 @@ export class NotFound extends Schema.Class<NotFound>("NotFound")(
   HttpApiSchema.annotations({ status: 404 })
 ) {}
 
+export class Conflict extends Schema.Class<Conflict>("Conflict")(
+  { error: Schema.tag("conflict"), message: Schema.String },
+  HttpApiSchema.annotations({ status: 409 })
+) {}
+
 export class PayloadTooLarge extends Schema.Class<PayloadTooLarge>("PayloadTooLarge")(
   { error: Schema.tag("payload_too_large"), message: Schema.String },
   HttpApiSchema.annotations({ status: 413 })

@@ -23,6 +23,45 @@ export const Limits = {
     deleteMax: 200
   },
   feedback: { commentMaxLength: 2_000 },
+  run: {
+    errorMaxLength: 2_048,
+    errorCodeMaxLength: 64,
+    tagsMax: 20,
+    tagMaxLength: 64,
+    environmentMaxLength: 64,
+    releaseMaxLength: 255,
+    /** attributes, serialized (UTF-8 bytes). */
+    attributesMaxBytes: 16 * 1024,
+    /** steps, tool_calls and sampling_calls, each (also a tool call's sampling_calls and a step's tool_calls). */
+    entriesMax: 1_000,
+    /** output_text, tool arguments, tool results and step input (characters; serialized when not a string). */
+    textMaxLength: 50_000,
+    tokensMax: 100_000_000,
+    /** model_id, provider, tool_name, tool_call_id. */
+    nameMaxLength: 255,
+    providerTypeMaxLength: 64,
+    finishReasonMaxLength: 32,
+    idempotencyKeyMaxLength: 255,
+    listDefault: 50,
+    listMax: 100
+  },
+  score: {
+    nameMaxLength: 64,
+    commentMaxLength: 2_000,
+    stringValueMaxLength: 255,
+    listDefault: 50,
+    listMax: 200
+  },
+  event: {
+    batchMax: 50,
+    propsMaxBytes: 1024,
+    propsKeyMaxLength: 64,
+    propsStringMaxLength: 256,
+    idMaxLength: 48,
+    /** Per user, a minute (spec part 8). */
+    perMinute: 600
+  },
+  usage: { defaultDays: 30, maxDays: 366 },
   rate: {
     /** Per client address, a minute (spec part 8). */
     anonymousCreatePerMinute: 30,
@@ -50,6 +89,8 @@ export const Limits = {
     /** Default cap on any JSON request body. */
     defaultMaxBytes: 1024 * 1024,
     /** Message bodies: 64 KB of content plus its envelope. */
-    messageMaxBytes: 128 * 1024
+    messageMaxBytes: 128 * 1024,
+    /** Run reports: their own limits allow more than the default cap; this bounds the whole report. */
+    runMaxBytes: 4 * 1024 * 1024
   }
 } as const

@@ -67,4 +67,5 @@ export const ulid = (now: number = Date.now()): string => {
   return encodeTime(lastTime) + encodeRandom(lastRandom)
 }
 
-export const newId = (prefix: "proj" | "key" | "thread" | "msg" | "fb" | "rt"): string => `${prefix}_${ulid()}`
+export const newId = (prefix: "proj" | "key" | "thread" | "msg" | "fb" | "rt" | "run" | "score" | "evt"): string =>
+  `${prefix}_${ulid()}`

@@ -4,10 +4,13 @@ import { Issuers } from "./auth/Issuers.js"
 import { Sessions } from "./auth/Sessions.js"
 import { SigningKeys } from "./auth/SigningKeys.js"
 import { Tokens } from "./auth/Tokens.js"
+import { Events } from "./Events.js"
 import { Messages } from "./Messages.js"
 import { Origins } from "./Origins.js"
 import { Projects } from "./Projects.js"
 import { RateLimiter } from "./RateLimiter.js"
+import { Runs } from "./Runs.js"
+import { Scores } from "./Scores.js"
 import { SdkClients } from "./SdkClients.js"
 import { Threads } from "./Threads.js"
 import { Usage } from "./Usage.js"
@@ -25,5 +28,8 @@ export const ServicesLive = Layer.mergeAll(
   Origins.Default,
   Issuers.Default,
   Tokens.Default,
-  Usage.Default
+  Usage.Default,
+  Runs.Default,
+  Scores.Default,
+  Events.Default
 )

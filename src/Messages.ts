@@ -26,6 +26,16 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       })
     })
 
+    /** The project read API: a thread of any workspace of the project. */
+    const listProject = Effect.fn("Messages.listProject")(function* (
+      projectId: string,
+      threadId: string,
+      query: MessageListQuery
+    ) {
+      yield* threads.requireInProject(projectId, threadId)
+      return yield* repo.list(projectId, threadId, { limit: query.limit, format: query.format, after: query.after })
+    })
+
     const create = Effect.fn("Messages.create")(function* (
       caller: CallerShape,
       threadId: string,
@@ -88,6 +98,6 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       return saved
     })
 
-    return { list, create, update, removeMany, giveFeedback } as const
+    return { list, listProject, create, update, removeMany, giveFeedback } as const
   })
 }) {}

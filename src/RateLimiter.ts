@@ -19,13 +19,14 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("svc/RateLimiter"
     const sql = yield* SqlClient.SqlClient
     const scope = yield* Effect.scope
 
-    const hit = Effect.fn("RateLimiter.hit")(function* (key: string, limit: number, windowSeconds: number) {
+    /** Counts `cost` hits (events in a batch, say) against `limit` a window. */
+    const hit = Effect.fn("RateLimiter.hit")(function* (key: string, limit: number, windowSeconds: number, cost = 1) {
       const now = Date.now()
       const windowMs = windowSeconds * 1000
       const windowStart = Math.floor(now / windowMs) * windowMs
       const [row] = yield* sql<{ hits: number }>`
-        INSERT INTO rate_limit_counters (key, window_start, hits) VALUES (${key}, ${windowStart}, 1)
-        ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1
+        INSERT INTO rate_limit_counters (key, window_start, hits) VALUES (${key}, ${windowStart}, ${cost})
+        ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + ${cost}
         RETURNING hits`.pipe(Effect.orDie)
       // Old windows are cleared now and then, off the request path.
       if (Math.random() < 0.01) {
@@ -34,7 +35,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("svc/RateLimiter"
           Effect.forkIn(scope)
         )
       }
-      const hits = row?.hits ?? 1
+      const hits = row?.hits ?? cost
       const decision: RateDecision = {
         allowed: hits <= limit,
         limit,

@@ -59,6 +59,19 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
       if (!(yield* repo.exists(caller, threadId))) return yield* Effect.fail(notFound("thread"))
     })
 
-    return { list, get, create, update, remove, requireVisible } as const
+    /** The project read API: every workspace of the project. */
+    const listProject = Effect.fn("Threads.listProject")(function* (projectId: string, query: ThreadListQuery) {
+      const after = query.after === undefined ? undefined : yield* repo.positionInProject(projectId, query.after)
+      if (query.after !== undefined && after === undefined) {
+        return yield* Effect.fail(invalid("after does not name a thread of this project", "after"))
+      }
+      return yield* repo.listProject(projectId, { limit: query.limit, isArchived: query.is_archived, after })
+    })
+
+    const requireInProject = Effect.fn("Threads.requireInProject")(function* (projectId: string, threadId: string) {
+      if (!(yield* repo.existsInProject(projectId, threadId))) return yield* Effect.fail(notFound("thread"))
+    })
+
+    return { list, get, create, update, remove, requireVisible, listProject, requireInProject } as const
   })
 }) {}

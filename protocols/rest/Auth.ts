@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { AdminAuth, Authenticated, type CallerShape } from "../../schema/Api/Security.js"
+import { AdminAuth, Authenticated, type CallerShape, ProjectApiKey } from "../../schema/Api/Security.js"
 import { invalid, NotFound, Unauthorized } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { parseSdkHeader } from "../../schema/SdkHeader.js"
@@ -116,6 +116,33 @@ export const AdminAuthLive = Layer.effect(
           if (token === undefined || !sameSecret(token, Redacted.value(adminToken.value).trim())) {
             return yield* unauthorized("invalid admin token")
           }
+        })
+    }
+  })
+)
+
+/**
+ * The project read API: an API key, on the backend host only (a frontend
+ * base URL is for JWT and anonymous callers, which see one workspace).
+ */
+export const ProjectApiKeyLive = Layer.effect(
+  ProjectApiKey,
+  Effect.gen(function* () {
+    const keys = yield* ApiKeys
+    const sdkClients = yield* SdkClients
+    return {
+      bearer: () =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          if (Option.isSome(yield* Effect.serviceOption(FrontendProject))) {
+            return yield* unauthorized("the project API takes an API key on the backend host, not a frontend URL")
+          }
+          const token = bearerOf(request)
+          if (token === undefined) return yield* unauthorized("missing bearer credential")
+          const key = yield* keys.verify(token)
+          if (key === undefined) return yield* unauthorized("invalid, expired or revoked API key")
+          yield* sdkClients.record(key.projectId, yield* sdkIdentities(request))
+          return { projectId: key.projectId }
         })
     }
   })

@@ -45,10 +45,14 @@ export interface BodyPolicy {
 }
 
 /** Per-route body rules; everything under /v1 speaks JSON. */
-export const bodyPolicy = (path: string, defaultMaxBytes: number): BodyPolicy =>
-  /\/threads\/[^/]+\/messages(\/[^/]+)?$/.test(path)
-    ? { maxBytes: Math.min(defaultMaxBytes, Limits.body.messageMaxBytes), json: true }
-    : { maxBytes: defaultMaxBytes, json: true }
+export const bodyPolicy = (path: string, defaultMaxBytes: number): BodyPolicy => {
+  if (/\/threads\/[^/]+\/messages(\/[^/]+)?$/.test(path)) {
+    return { maxBytes: Math.min(defaultMaxBytes, Limits.body.messageMaxBytes), json: true }
+  }
+  // A run report's own limits allow more than the default cap.
+  if (path === "/v1/runs") return { maxBytes: Math.max(defaultMaxBytes, Limits.body.runMaxBytes), json: true }
+  return { maxBytes: defaultMaxBytes, json: true }
+}
 
 const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
   const length = request.headers["content-length"]

@@ -12,7 +12,7 @@ import type { MessageRow } from "../../src/storage/MessagesRepo.js"
  * string goes to Node as is. The shape is the MessageList schema's (the tests
  * decode it with that schema).
  */
-const messagePage = (rows: ReadonlyArray<MessageRow>): HttpServerResponse.HttpServerResponse => {
+export const messagePage = (rows: ReadonlyArray<MessageRow>): HttpServerResponse.HttpServerResponse => {
   const parts: Array<string> = []
   for (const row of rows) {
     parts.push(

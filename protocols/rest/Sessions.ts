@@ -1,17 +1,17 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Caller } from "../../schema/Api/Security.js"
 import { Api } from "../../schema/Api.js"
-import { NotFound, RateLimited } from "../../schema/Errors.js"
+import { NotFound } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { Sessions } from "../../src/auth/Sessions.js"
 import { AppConfig } from "../../src/Config.js"
-import { type RateDecision, RateLimiter } from "../../src/RateLimiter.js"
+import { RateLimiter } from "../../src/RateLimiter.js"
 import { clientAddress } from "./ClientAddress.js"
 import { FrontendProject } from "./Frontend.js"
+import { rateLimited } from "./RateLimit.js"
 
 /** The anonymous routes need the project of the frontend base URL. */
 const frontendProject = Effect.flatMap(Effect.serviceOption(FrontendProject), (project) =>
@@ -19,16 +19,6 @@ const frontendProject = Effect.flatMap(Effect.serviceOption(FrontendProject), (p
     ? Effect.succeed(project.value)
     : Effect.fail(new NotFound({ message: "anonymous sessions live on the project's URL: /p/{project_id}/v1/..." }))
 )
-
-const rateLimited = (decision: RateDecision) =>
-  HttpServerResponse.unsafeJson(new RateLimited({ message: "too many requests; retry later" }), {
-    status: 429,
-    headers: {
-      "retry-after": String(decision.resetSeconds),
-      "ratelimit-policy": `${decision.limit};w=60`,
-      ratelimit: `limit=${decision.limit}, remaining=0, reset=${decision.resetSeconds}`
-    }
-  })
 
 export const SessionsLive = HttpApiBuilder.group(Api, "sessions", (handlers) =>
   Effect.gen(function* () {

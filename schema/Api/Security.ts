@@ -28,3 +28,16 @@ export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("svc/AdminAuth
   failure: Schema.Union(Unauthorized, NotFound),
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
+
+/** The project an API key belongs to: the scope of the project read API. */
+export class ProjectCaller extends Context.Tag("svc/ProjectCaller")<ProjectCaller, { readonly projectId: string }>() {}
+
+/**
+ * The project read API: an API key on the backend host, and nothing else
+ * (no JWT, no identity headers needed).
+ */
+export class ProjectApiKey extends HttpApiMiddleware.Tag<ProjectApiKey>()("svc/ProjectApiKey", {
+  failure: Schema.Union(Unauthorized, InvalidRequest),
+  provides: ProjectCaller,
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}

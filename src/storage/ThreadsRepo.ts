@@ -77,6 +77,31 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         ORDER BY last_message_at DESC, id DESC LIMIT ${options.limit}`.pipe(Effect.map((rows) => rows.map(toThread)))
     }
 
+    /** The project read API: the same list over every workspace of the project. */
+    const positionInProject = (projectId: string, id: string) =>
+      sql<{ last_message_at: Date; id: string }>`
+        SELECT last_message_at, id FROM threads WHERE project_id = ${projectId} AND id = ${id}
+        UNION ALL
+        SELECT last_message_at, id FROM thread_tombstones WHERE project_id = ${projectId} AND id = ${id}`.pipe(
+        Effect.map((rows) => rows[0])
+      )
+
+    const listProject = (projectId: string, options: Parameters<typeof list>[1]) => {
+      const archived = options.isArchived === undefined ? sql`` : sql`AND is_archived = ${options.isArchived}`
+      const cursor =
+        options.after === undefined
+          ? sql``
+          : sql`AND (last_message_at, id) < (${options.after.last_message_at.toISOString()}::timestamptz, ${options.after.id})`
+      return sql<ThreadRow>`SELECT ${cols} FROM threads
+        WHERE project_id = ${projectId} ${archived} ${cursor}
+        ORDER BY last_message_at DESC, id DESC LIMIT ${options.limit}`.pipe(Effect.map((rows) => rows.map(toThread)))
+    }
+
+    const existsInProject = (projectId: string, id: string) =>
+      sql`SELECT 1 AS one FROM threads WHERE project_id = ${projectId} AND id = ${id}`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
+
     const get = (scope: Scope, id: string) =>
       sql<ThreadRow>`SELECT ${cols} FROM threads
         WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
@@ -152,7 +177,11 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       insert: (scope: Scope, thread: NewThread) => insert(scope, thread).pipe(Effect.orDie),
       update: (scope: Scope, id: string, changes: ThreadChanges) => update(scope, id, changes).pipe(Effect.orDie),
       remove: (scope: Scope, id: string) => remove(scope, id).pipe(Effect.orDie),
-      exists: (scope: Scope, id: string) => exists(scope, id).pipe(Effect.orDie)
+      exists: (scope: Scope, id: string) => exists(scope, id).pipe(Effect.orDie),
+      positionInProject: (projectId: string, id: string) => positionInProject(projectId, id).pipe(Effect.orDie),
+      listProject: (projectId: string, options: Parameters<typeof list>[1]) =>
+        listProject(projectId, options).pipe(Effect.orDie),
+      existsInProject: (projectId: string, id: string) => existsInProject(projectId, id).pipe(Effect.orDie)
     } as const
   })
 }) {}

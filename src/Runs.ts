@@ -1,0 +1,104 @@
+import { createHash } from "node:crypto"
+import * as Effect from "effect/Effect"
+import type { CallerShape } from "../schema/Api/Security.js"
+import { Conflict, notFound } from "../schema/Errors.js"
+import type { RunListQuery, RunReport } from "../schema/Run.js"
+import { newId } from "./Ids.js"
+import { RunsRepo } from "./storage/RunsRepo.js"
+import { Usage } from "./Usage.js"
+
+export class Runs extends Effect.Service<Runs>()("svc/Runs", {
+  dependencies: [RunsRepo.Default, Usage.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* RunsRepo
+    const usage = yield* Usage
+
+    /**
+     * Stores a run report for a thread of the caller's workspace. With an
+     * idempotency key, a retry of the same report answers the first run id;
+     * the same key with another report is 409.
+     */
+    const report = Effect.fn("Runs.report")(function* (
+      caller: CallerShape,
+      input: RunReport,
+      idempotencyKey: string | undefined
+    ) {
+      const detail = {
+        attributes: input.attributes,
+        metadata: input.metadata,
+        steps: input.steps,
+        tool_calls: input.tool_calls,
+        sampling_calls: input.sampling_calls,
+        output_text: input.output_text
+      }
+      const outcome = yield* repo.insert(caller, {
+        id: newId("run"),
+        threadId: input.thread_id,
+        userId: caller.userId,
+        messageId: input.message_id ?? null,
+        status: input.status,
+        outcomeType: input.outcome_type ?? null,
+        modelId: input.model_id ?? null,
+        provider: input.provider ?? null,
+        providerType: input.provider_type ?? null,
+        inputTokens: input.input_tokens ?? null,
+        outputTokens: input.output_tokens ?? null,
+        reasoningTokens: input.reasoning_tokens ?? null,
+        cachedInputTokens: input.cached_input_tokens ?? null,
+        durationMs: input.duration_ms ?? null,
+        firstTokenMs: input.first_token_ms ?? null,
+        totalSteps: input.total_steps ?? null,
+        toolCallCount: input.tool_calls?.length ?? 0,
+        error: input.error ?? null,
+        errorCode: input.error_code ?? null,
+        traceId: input.trace_id ?? null,
+        tags: input.tags ?? [],
+        environment: input.environment ?? null,
+        release: input.release ?? null,
+        detailJson: JSON.stringify(detail),
+        idempotencyKey: idempotencyKey ?? null,
+        // The decoded report, as sent: a retry sends the same.
+        requestHash:
+          idempotencyKey === undefined ? null : createHash("sha256").update(JSON.stringify(input)).digest("base64url")
+      })
+      switch (outcome._tag) {
+        case "Created":
+          usage.record(caller.projectId, caller.userId, {
+            runs: 1,
+            run_errors: input.status === "error" ? 1 : 0,
+            input_tokens: input.input_tokens ?? 0,
+            output_tokens: input.output_tokens ?? 0
+          })
+          return outcome.id
+        case "Replayed":
+          return outcome.id
+        case "KeyReused":
+          return yield* Effect.fail(
+            new Conflict({ message: "this Idempotency-Key was used for a different run report" })
+          )
+        case "ThreadNotFound":
+          return yield* Effect.fail(notFound("thread"))
+      }
+    })
+
+    const list = Effect.fn("Runs.list")(function* (projectId: string, query: RunListQuery) {
+      return yield* repo.list(projectId, {
+        limit: query.limit,
+        after: query.after,
+        threadId: query.thread_id,
+        status: query.status,
+        modelId: query.model_id,
+        from: query.from,
+        to: query.to
+      })
+    })
+
+    const get = Effect.fn("Runs.get")(function* (projectId: string, runId: string) {
+      const run = yield* repo.get(projectId, runId)
+      if (run === undefined) return yield* Effect.fail(notFound("run"))
+      return run
+    })
+
+    return { report, list, get } as const
+  })
+}) {}

@@ -1,0 +1,165 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import { Run, RunSummary } from "../../schema/Run.js"
+import { whenReferenceGone } from "./SqlErrors.js"
+import type { Scope } from "./ThreadsRepo.js"
+
+export interface NewRun {
+  readonly id: string
+  readonly threadId: string
+  readonly userId: string
+  readonly messageId: string | null
+  readonly status: string
+  readonly outcomeType: string | null
+  readonly modelId: string | null
+  readonly provider: string | null
+  readonly providerType: string | null
+  readonly inputTokens: number | null
+  readonly outputTokens: number | null
+  readonly reasoningTokens: number | null
+  readonly cachedInputTokens: number | null
+  readonly durationMs: number | null
+  readonly firstTokenMs: number | null
+  readonly totalSteps: number | null
+  readonly toolCallCount: number
+  readonly error: string | null
+  readonly errorCode: string | null
+  readonly traceId: string | null
+  readonly tags: ReadonlyArray<string>
+  readonly environment: string | null
+  readonly release: string | null
+  /** attributes, metadata, steps, tool_calls, sampling_calls and output_text, serialized. */
+  readonly detailJson: string
+  readonly idempotencyKey: string | null
+  readonly requestHash: string | null
+}
+
+export type InsertOutcome =
+  | { readonly _tag: "Created"; readonly id: string }
+  | { readonly _tag: "Replayed"; readonly id: string }
+  | { readonly _tag: "KeyReused" }
+  | { readonly _tag: "ThreadNotFound" }
+
+export interface RunFilters {
+  readonly limit: number
+  readonly after: string | undefined
+  readonly threadId: string | undefined
+  readonly status: string | undefined
+  readonly modelId: string | undefined
+  readonly from: Date | undefined
+  readonly to: Date | undefined
+}
+
+const SUMMARY_COLUMNS = `id, thread_id, workspace_id, user_id, message_id, status, outcome_type, model_id, provider,
+  provider_type, input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens,
+  reasoning_tokens::float8 AS reasoning_tokens, cached_input_tokens::float8 AS cached_input_tokens,
+  duration_ms::float8 AS duration_ms, first_token_ms::float8 AS first_token_ms, total_steps, tool_call_count,
+  error, error_code, trace_id, tags, environment, release, created_at`
+
+interface Detail {
+  readonly attributes?: unknown
+  readonly metadata?: unknown
+  readonly steps?: ReadonlyArray<unknown>
+  readonly tool_calls?: ReadonlyArray<unknown>
+  readonly sampling_calls?: ReadonlyArray<unknown>
+  readonly output_text?: string
+}
+
+type SummaryRow = ConstructorParameters<typeof RunSummary>[0]
+
+// Rows come from our own migrations, so they are mapped, not re-validated.
+const toSummary = (row: SummaryRow): RunSummary => RunSummary.make(row, { disableValidation: true })
+
+const toRun = (row: SummaryRow & { readonly detail: Detail }): Run => {
+  const { detail, ...summary } = row
+  return Run.make(
+    {
+      ...summary,
+      attributes: detail.attributes ?? null,
+      metadata: detail.metadata ?? null,
+      steps: detail.steps ?? [],
+      tool_calls: detail.tool_calls ?? [],
+      sampling_calls: detail.sampling_calls ?? [],
+      output_text: detail.output_text ?? null
+    },
+    { disableValidation: true }
+  )
+}
+
+export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const summary = sql.literal(SUMMARY_COLUMNS)
+
+    /**
+     * One statement stores the run if the thread is in scope and the
+     * idempotency key is new. When nothing was stored, a second looks for
+     * the key: the same request answers its run again, another is refused.
+     */
+    const insert = (scope: Scope, run: NewRun) =>
+      Effect.gen(function* () {
+        const inserted = yield* sql<{ id: string }>`
+          INSERT INTO runs (project_id, id, thread_id, workspace_id, user_id, message_id, status, outcome_type,
+            model_id, provider, provider_type, input_tokens, output_tokens, reasoning_tokens, cached_input_tokens,
+            duration_ms, first_token_ms, total_steps, tool_call_count, error, error_code, trace_id, tags,
+            environment, release, detail, idempotency_key, request_hash)
+          SELECT ${scope.projectId}, ${run.id}, t.id, ${scope.workspaceId}, ${run.userId}, ${run.messageId},
+            ${run.status}, ${run.outcomeType}, ${run.modelId}, ${run.provider}, ${run.providerType},
+            ${run.inputTokens}, ${run.outputTokens}, ${run.reasoningTokens}, ${run.cachedInputTokens},
+            ${run.durationMs}, ${run.firstTokenMs}, ${run.totalSteps}, ${run.toolCallCount}, ${run.error},
+            ${run.errorCode}, ${run.traceId}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(run.tags)}::jsonb)), ${run.environment},
+            ${run.release}, ${run.detailJson}::jsonb, ${run.idempotencyKey}, ${run.requestHash}
+          FROM threads t
+          WHERE t.project_id = ${scope.projectId} AND t.workspace_id = ${scope.workspaceId} AND t.id = ${run.threadId}
+          ON CONFLICT (project_id, workspace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+          RETURNING id`.pipe(whenReferenceGone([]))
+        const created = inserted[0]
+        if (created !== undefined) return { _tag: "Created", id: created.id } satisfies InsertOutcome
+        if (run.idempotencyKey !== null) {
+          const [earlier] = yield* sql<{ id: string; request_hash: string | null }>`
+            SELECT id, request_hash FROM runs
+            WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId}
+              AND idempotency_key = ${run.idempotencyKey}`
+          if (earlier !== undefined) {
+            return earlier.request_hash === run.requestHash
+              ? ({ _tag: "Replayed", id: earlier.id } satisfies InsertOutcome)
+              : ({ _tag: "KeyReused" } satisfies InsertOutcome)
+          }
+        }
+        return { _tag: "ThreadNotFound" } satisfies InsertOutcome
+      })
+
+    /** The thread of a run in the caller's workspace, or undefined. */
+    const threadOf = (scope: Scope, runId: string) =>
+      sql<{ thread_id: string }>`SELECT thread_id FROM runs
+        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${runId}`.pipe(
+        Effect.map((rows) => rows[0]?.thread_id)
+      )
+
+    /** A project's runs, newest first. */
+    const list = (projectId: string, filters: RunFilters) => {
+      const conditions = [sql`project_id = ${projectId}`]
+      if (filters.after !== undefined) conditions.push(sql`id < ${filters.after}`)
+      if (filters.threadId !== undefined) conditions.push(sql`thread_id = ${filters.threadId}`)
+      if (filters.status !== undefined) conditions.push(sql`status = ${filters.status}`)
+      if (filters.modelId !== undefined) conditions.push(sql`model_id = ${filters.modelId}`)
+      if (filters.from !== undefined) conditions.push(sql`created_at >= ${filters.from.toISOString()}::timestamptz`)
+      if (filters.to !== undefined) conditions.push(sql`created_at < ${filters.to.toISOString()}::timestamptz`)
+      return sql<SummaryRow>`SELECT ${summary} FROM runs WHERE ${sql.and(conditions)}
+        ORDER BY id DESC LIMIT ${filters.limit}`.pipe(Effect.map((rows) => rows.map(toSummary)))
+    }
+
+    const get = (projectId: string, runId: string) =>
+      sql<SummaryRow & { detail: Detail }>`SELECT ${summary}, detail FROM runs
+        WHERE project_id = ${projectId} AND id = ${runId}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : toRun(rows[0])))
+      )
+
+    return {
+      insert: (scope: Scope, run: NewRun) => insert(scope, run).pipe(Effect.orDie),
+      threadOf: (scope: Scope, runId: string) => threadOf(scope, runId).pipe(Effect.orDie),
+      list: (projectId: string, filters: RunFilters) => list(projectId, filters).pipe(Effect.orDie),
+      get: (projectId: string, runId: string) => get(projectId, runId).pipe(Effect.orDie)
+    } as const
+  })
+}) {}

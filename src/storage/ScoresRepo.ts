@@ -1,0 +1,90 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import { Score } from "../../schema/Score.js"
+import { whenReferenceGone } from "./SqlErrors.js"
+import type { Scope } from "./ThreadsRepo.js"
+
+export interface NewScore {
+  readonly id: string
+  readonly userId: string
+  readonly name: string
+  readonly dataType: string
+  readonly value: number | null
+  readonly stringValue: string | null
+  readonly comment: string | null
+  readonly threadId: string | null
+  readonly messageId: string | null
+  readonly runId: string | null
+}
+
+/** Which of the given targets exist in the caller's workspace, and the thread each belongs to. */
+export interface TargetThreads {
+  readonly thread: string | null
+  readonly message_thread: string | null
+  readonly run_thread: string | null
+}
+
+export interface ScoreFilters {
+  readonly limit: number
+  readonly after: string | undefined
+  readonly name: string | undefined
+  readonly threadId: string | undefined
+  readonly messageId: string | undefined
+  readonly runId: string | undefined
+}
+
+const COLUMNS =
+  "id, name, data_type, value, string_value, comment, thread_id, message_id, run_id, workspace_id, user_id, created_at"
+
+type ScoreRow = ConstructorParameters<typeof Score>[0]
+
+export class ScoresRepo extends Effect.Service<ScoresRepo>()("svc/ScoresRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const cols = sql.literal(COLUMNS)
+
+    const targets = (scope: Scope, given: { threadId?: string; messageId?: string; runId?: string }) =>
+      sql<TargetThreads>`SELECT
+          (SELECT id FROM threads
+            WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId}
+              AND id = ${given.threadId ?? null}) AS thread,
+          (SELECT m.thread_id FROM messages m
+            JOIN threads t ON t.project_id = m.project_id AND t.id = m.thread_id
+            WHERE m.project_id = ${scope.projectId} AND m.id = ${given.messageId ?? null}
+              AND t.workspace_id = ${scope.workspaceId}) AS message_thread,
+          (SELECT thread_id FROM runs
+            WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId}
+              AND id = ${given.runId ?? null}) AS run_thread`.pipe(
+        Effect.map((rows) => rows[0] ?? { thread: null, message_thread: null, run_thread: null })
+      )
+
+    /** false when a target went away between the check and the insert. */
+    const insert = (scope: Scope, score: NewScore) =>
+      sql`INSERT INTO scores (project_id, id, workspace_id, user_id, name, data_type, value, string_value, comment,
+          thread_id, message_id, run_id)
+        VALUES (${scope.projectId}, ${score.id}, ${scope.workspaceId}, ${score.userId}, ${score.name},
+          ${score.dataType}, ${score.value}, ${score.stringValue}, ${score.comment}, ${score.threadId},
+          ${score.messageId}, ${score.runId})`.pipe(Effect.as(true), whenReferenceGone(false))
+
+    /** A project's scores, newest first. */
+    const list = (projectId: string, filters: ScoreFilters) => {
+      const conditions = [sql`project_id = ${projectId}`]
+      if (filters.after !== undefined) conditions.push(sql`id < ${filters.after}`)
+      if (filters.name !== undefined) conditions.push(sql`name = ${filters.name}`)
+      if (filters.threadId !== undefined) conditions.push(sql`thread_id = ${filters.threadId}`)
+      if (filters.messageId !== undefined) conditions.push(sql`message_id = ${filters.messageId}`)
+      if (filters.runId !== undefined) conditions.push(sql`run_id = ${filters.runId}`)
+      return sql<ScoreRow>`SELECT ${cols} FROM scores WHERE ${sql.and(conditions)}
+        ORDER BY id DESC LIMIT ${filters.limit}`.pipe(
+        Effect.map((rows) => rows.map((row) => Score.make(row, { disableValidation: true })))
+      )
+    }
+
+    return {
+      targets: (scope: Scope, given: { threadId?: string; messageId?: string; runId?: string }) =>
+        targets(scope, given).pipe(Effect.orDie),
+      insert: (scope: Scope, score: NewScore) => insert(scope, score).pipe(Effect.orDie),
+      list: (projectId: string, filters: ScoreFilters) => list(projectId, filters).pipe(Effect.orDie)
+    } as const
+  })
+}) {}
