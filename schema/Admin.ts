@@ -23,6 +23,22 @@ export const Project = Schema.Struct({
 })
 export const ProjectList = Schema.Struct({ projects: Schema.Array(Project) })
 
+export const ProjectPlan = Schema.Struct({ plan: Plan })
+
+/** Users whose id starts with one of these are left out of usage figures (decisions.md §8, §11). */
+export const TestUserPrefixes = Schema.Struct({
+  prefixes: Schema.Array(
+    StorableString.pipe(
+      Schema.minLength(1, { message: () => "a prefix must not be empty" }),
+      Schema.maxLength(Limits.project.testUserPrefixMaxLength)
+    )
+  ).pipe(
+    Schema.maxItems(Limits.project.testUserPrefixesMax, {
+      message: () => `at most ${Limits.project.testUserPrefixesMax} test user prefixes`
+    })
+  )
+})
+
 /** never (null or absent), or one of the presets of spec part 8. */
 export const ExpiresInDays = Schema.NullOr(Schema.Literal(...Limits.apiKey.expiryPresetsDays))
 

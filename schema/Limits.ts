@@ -83,7 +83,7 @@ export const Limits = {
     /** Anonymous refresh tokens: 30 days, extended to now + 30 days at each refresh. */
     refreshTokenDays: 30
   },
-  project: { nameMaxLength: 100 },
+  project: { nameMaxLength: 100, testUserPrefixesMax: 10, testUserPrefixMaxLength: 64 },
   origins: { maxEntries: 32, maxLength: 255 },
   body: {
     /** Default cap on any JSON request body. */

@@ -36,14 +36,19 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
       return yield* repo.transaction(insertWithKey(name))
     })
 
-    const list = Effect.fn("Projects.list")(function* () {
-      const rows = yield* repo.list
-      return rows.map((row): typeof Project.Type => ({
+    /** A project row in the admin API's shape. */
+    const project = (row: { id: string; name: string; plan: typeof Project.Type.plan; created_at: Date }) => {
+      const answer: typeof Project.Type = {
         project_id: row.id,
         name: row.name,
         plan: row.plan,
         created_at: row.created_at
-      }))
+      }
+      return answer
+    }
+
+    const list = Effect.fn("Projects.list")(function* () {
+      return (yield* repo.list).map(project)
     })
 
     const require = Effect.fn("Projects.require")(function* (projectId: string) {
@@ -88,6 +93,35 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
       return yield* sdkClients.list(projectId)
     })
 
-    return { create, list, require, bootstrap, createKey, listKeys, revokeKey: keys.revoke, sdkClientList } as const
+    /** The plan sets the monthly title quota (decisions.md §6). */
+    const setPlan = Effect.fn("Projects.setPlan")(function* (projectId: string, plan: typeof Project.Type.plan) {
+      return project(yield* repo.setPlan(projectId, plan))
+    })
+
+    const testUserPrefixes = Effect.fn("Projects.testUserPrefixes")(function* (projectId: string) {
+      return yield* repo.testUserPrefixes(projectId)
+    })
+
+    /** Replaces the list; duplicates are dropped, order kept. */
+    const setTestUserPrefixes = Effect.fn("Projects.setTestUserPrefixes")(function* (
+      projectId: string,
+      prefixes: ReadonlyArray<string>
+    ) {
+      return yield* repo.setTestUserPrefixes(projectId, [...new Set(prefixes)])
+    })
+
+    return {
+      create,
+      list,
+      require,
+      bootstrap,
+      createKey,
+      listKeys,
+      revokeKey: keys.revoke,
+      sdkClientList,
+      setPlan,
+      testUserPrefixes,
+      setTestUserPrefixes
+    } as const
   })
 }) {}

@@ -17,7 +17,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { AllowedOrigins, CreateProject, ExternalIssuer } from "../../schema/Admin.js"
+import { AllowedOrigins, CreateProject, ExternalIssuer, Plan, TestUserPrefixes } from "../../schema/Admin.js"
 import { Limits } from "../../schema/Limits.js"
 import { Issuers } from "../../src/auth/Issuers.js"
 import { ServicesLive } from "../../src/Layers.js"
@@ -61,6 +61,46 @@ const projectList = Command.make("list", { json }, ({ json }) =>
       projects.map((project) => `${project.project_id}\t${project.plan}\t${project.name}`).join("\n") || "no projects"
     )
   })
+)
+
+const projectPlan = Command.make(
+  "plan",
+  {
+    projectId,
+    plan: Options.choice("plan", Plan.literals).pipe(Options.withDescription("hobby, pro, startup or enterprise")),
+    json
+  },
+  ({ json, plan, projectId }) =>
+    Effect.gen(function* () {
+      const project = yield* (yield* Projects).setPlan(projectId, plan)
+      yield* print(json, project, `project ${project.project_id} is on the ${project.plan} plan`)
+    })
+)
+
+const projectTestUsers = Command.make(
+  "test-users",
+  {
+    projectId,
+    prefixes: Options.text("prefix").pipe(
+      Options.repeated,
+      Options.withDescription("a user id prefix left out of usage figures; repeat it; none lists the current ones")
+    ),
+    clear: Options.boolean("clear").pipe(Options.withDescription("remove every prefix")),
+    json
+  },
+  ({ clear, json, prefixes, projectId }) =>
+    Effect.gen(function* () {
+      const projects = yield* Projects
+      const saved = clear
+        ? yield* projects.setTestUserPrefixes(projectId, [])
+        : prefixes.length === 0
+          ? yield* projects.testUserPrefixes(projectId)
+          : yield* projects.setTestUserPrefixes(
+              projectId,
+              (yield* decodeInput(TestUserPrefixes, { prefixes })).prefixes
+            )
+      yield* print(json, { prefixes: saved }, saved.join("\n") || "no test user prefixes")
+    })
 )
 
 const expiryChoices: Array<[string, number | null]> = [
@@ -181,7 +221,7 @@ const issuerClear = Command.make("clear", { projectId }, ({ projectId }) =>
 
 const svc = Command.make("svc").pipe(
   Command.withSubcommands([
-    Command.make("project").pipe(Command.withSubcommands([projectCreate, projectList])),
+    Command.make("project").pipe(Command.withSubcommands([projectCreate, projectList, projectPlan, projectTestUsers])),
     Command.make("key").pipe(Command.withSubcommands([keyCreate, keyList, keyRevoke])),
     Command.make("origins").pipe(Command.withSubcommands([originsList, originsSet])),
     Command.make("issuer").pipe(Command.withSubcommands([issuerSet, issuerShow, issuerClear]))

@@ -36,6 +36,13 @@ export const AdminLive = HttpApiBuilder.group(Api, "admin", (handlers) =>
           cleared ? Effect.void : Effect.fail(notFound("external issuer"))
         )
       )
+      .handle("setPlan", ({ path, payload }) => projects.setPlan(path.project_id, payload.plan))
+      .handle("getTestUsers", ({ path }) =>
+        Effect.map(projects.testUserPrefixes(path.project_id), (prefixes) => ({ prefixes }))
+      )
+      .handle("setTestUsers", ({ path, payload }) =>
+        Effect.map(projects.setTestUserPrefixes(path.project_id, payload.prefixes), (prefixes) => ({ prefixes }))
+      )
       .handle("listSdkClients", ({ path }) =>
         Effect.map(projects.sdkClientList(path.project_id), (clients) => ({ clients }))
       )

@@ -10,10 +10,13 @@ import {
   CreateApiKey,
   CreateProject,
   ExternalIssuer,
+  Project,
   ProjectCreated,
   ProjectList,
   ProjectPath,
-  SdkClientList
+  ProjectPlan,
+  SdkClientList,
+  TestUserPrefixes
 } from "../Admin.js"
 import { NotFound } from "../Errors.js"
 import { AdminAuth } from "./Security.js"
@@ -80,6 +83,26 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     HttpApiEndpoint.del("clearIssuer", "/projects/:project_id/issuer")
       .setPath(ProjectPath)
       .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.put("setPlan", "/projects/:project_id/plan")
+      .setPath(ProjectPath)
+      .setPayload(ProjectPlan)
+      .addSuccess(Project)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("getTestUsers", "/projects/:project_id/test-users")
+      .setPath(ProjectPath)
+      .addSuccess(TestUserPrefixes)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.put("setTestUsers", "/projects/:project_id/test-users")
+      .setPath(ProjectPath)
+      .setPayload(TestUserPrefixes)
+      .addSuccess(TestUserPrefixes)
       .addError(NotFound)
   )
   .middleware(AdminAuth)

@@ -17,6 +17,18 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("svc/ProjectsRe
     const list = sql<ProjectRow>`SELECT id, name, plan, created_at FROM projects ORDER BY id`
     const get = (id: string) => sql<ProjectRow>`SELECT id, name, plan, created_at FROM projects WHERE id = ${id}`
     const count = sql<{ n: number }>`SELECT count(*)::int AS n FROM projects`
+    const setPlan = (id: string, plan: ProjectRow["plan"]) =>
+      sql<ProjectRow>`UPDATE projects SET plan = ${plan} WHERE id = ${id} RETURNING id, name, plan, created_at`
+    const testUserPrefixes = (id: string) =>
+      sql<{ prefixes: Array<string> }>`SELECT test_user_prefixes AS prefixes FROM projects WHERE id = ${id}`
+    const setTestUserPrefixes = (id: string, prefixes: ReadonlyArray<string>) =>
+      sql<{ prefixes: Array<string> }>`UPDATE projects
+        SET test_user_prefixes = ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(prefixes)}::jsonb))
+        WHERE id = ${id} RETURNING test_user_prefixes AS prefixes`
+    const orNotFound = <A>(rows: ReadonlyArray<A>) => {
+      const row = rows[0]
+      return row === undefined ? Effect.fail(notFound("project")) : Effect.succeed(row)
+    }
     return {
       /** Runs `effect` in one transaction (a project and its first key are made together). */
       transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.orDie),
@@ -38,6 +50,20 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("svc/ProjectsRe
         get(id).pipe(
           Effect.orDie,
           Effect.flatMap(([row]) => (row ? Effect.succeed(row) : Effect.fail(notFound("project"))))
+        ),
+      setPlan: (id: string, plan: ProjectRow["plan"]) =>
+        setPlan(id, plan).pipe(Effect.orDie, Effect.flatMap(orNotFound)),
+      testUserPrefixes: (id: string) =>
+        testUserPrefixes(id).pipe(
+          Effect.orDie,
+          Effect.flatMap(orNotFound),
+          Effect.map((row) => row.prefixes)
+        ),
+      setTestUserPrefixes: (id: string, prefixes: ReadonlyArray<string>) =>
+        setTestUserPrefixes(id, prefixes).pipe(
+          Effect.orDie,
+          Effect.flatMap(orNotFound),
+          Effect.map((row) => row.prefixes)
         ),
       count: count.pipe(
         Effect.map(([row]) => row?.n ?? 0),

@@ -157,6 +157,17 @@ describe("the gateway as a process on the embedded store", () => {
       user_claim: "sub",
       workspace_claim: null
     })
+    const plan = await runCli(["project", "plan", "--project", project.project_id, "--plan", "pro", "--json"], env)
+    expect(plan.code, plan.stderr).toBe(0)
+    expect(JSON.parse(plan.stdout)).toMatchObject({ project_id: project.project_id, plan: "pro" })
+    const testUsers = await runCli(
+      ["project", "test-users", "--project", project.project_id, "--prefix", "qa-", "--prefix", "bot-", "--json"],
+      env
+    )
+    expect(testUsers.code, testUsers.stderr).toBe(0)
+    expect(JSON.parse(testUsers.stdout)).toEqual({ prefixes: ["qa-", "bot-"] })
+    const badPlan = await runCli(["project", "plan", "--project", project.project_id, "--plan", "gold"], env)
+    expect(badPlan.code).not.toBe(0)
     const badOrigin = await runCli(["origins", "set", "--project", project.project_id, "--origin", "a.example"], env)
     expect(badOrigin.code).toBe(1)
     expect(badOrigin.stderr).toContain("scheme://host")

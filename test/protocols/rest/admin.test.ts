@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import { ADMIN_TOKEN, admin, asUser, call, createProject, type Gateway, NOW, stores, useGateway } from "../../layers.js"
+import { expectError } from "./helpers.js"
 
 describe.each(stores)("admin API and API keys ($name)", (storeUnderTest) => {
   const handle = useGateway(storeUnderTest, { API_KEY_CACHE_MS: "0" })
@@ -139,6 +140,36 @@ describe.each(stores)("admin API and API keys ($name)", (storeUnderTest) => {
     expect(Date.now() - Date.parse(clients[0]?.last_seen_at ?? "")).toBeLessThan(60_000)
     const other = await createProject(gateway)
     expect((await adminCall("GET", `/projects/${other.project_id}/sdk-clients`)).body.clients).toEqual([])
+  })
+
+  it("sets the plan, and refuses an unknown plan or project", async () => {
+    const project = await createProject(handle.current, "planned")
+    const set = await adminCall("PUT", `/projects/${project.project_id}/plan`, { plan: "startup" })
+    expect(set.status, set.text).toBe(200)
+    expect(set.body).toMatchObject({ project_id: project.project_id, plan: "startup" })
+    const listed = await adminCall("GET", "/projects")
+    expect(listed.body.projects.find((p: { project_id: string }) => p.project_id === project.project_id).plan).toBe(
+      "startup"
+    )
+    expectError(await adminCall("PUT", `/projects/${project.project_id}/plan`, { plan: "gold" }), 400, "plan")
+    expectError(await adminCall("PUT", "/projects/proj_nope/plan", { plan: "pro" }), 404)
+  })
+
+  it("sets test user prefixes: 10 of 64 characters at most, duplicates dropped", async () => {
+    const project = await createProject(handle.current, "testers")
+    const path = `/projects/${project.project_id}/test-users`
+    expect((await adminCall("GET", path)).body).toEqual({ prefixes: [] })
+    const ten = Array.from({ length: 10 }, (_, i) => `t${i}-`)
+    const saved = await adminCall("PUT", path, { prefixes: [...ten.slice(0, 9), "x".repeat(64)] })
+    expect(saved.status, saved.text).toBe(200)
+    expect(saved.body.prefixes).toEqual([...ten.slice(0, 9), "x".repeat(64)])
+    expect((await adminCall("GET", path)).body.prefixes).toHaveLength(10)
+    expectError(await adminCall("PUT", path, { prefixes: [...ten, "t10-"] }), 400, "prefixes")
+    expectError(await adminCall("PUT", path, { prefixes: ["x".repeat(65)] }), 400, "prefixes")
+    expectError(await adminCall("PUT", path, { prefixes: [""] }), 400, "prefixes")
+    expectError(await adminCall("GET", "/projects/proj_nope/test-users"), 404)
+    const deduplicated = await adminCall("PUT", path, { prefixes: ["qa-", "qa-", "bot-"] })
+    expect(deduplicated.body).toEqual({ prefixes: ["qa-", "bot-"] })
   })
 })
 
