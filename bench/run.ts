@@ -5,11 +5,13 @@
  * See bench/README.md.
  *
  * Env: BENCH_DURATION (s, 10), BENCH_CONNECTIONS (32), BENCH_ONLY (comma list
- * of health, create_thread, append_message, list_messages, logging),
+ * of health, create_thread, append_message, list_messages, run_report,
+ * list_runs, logging),
  * BENCH_WARMUP (s, 4; then 2 s rounds until stable, at most BENCH_WARMUP_MAX,
  * 16), BENCH_PROFILE (1: --cpu-prof the gateway), BENCH_PG_URL
  * (postgres://postgres@127.0.0.1:5432/postgres), BENCH_POOL_MAX (10),
- * BENCH_SEED_THREADS (1000), BENCH_SEED_MESSAGES (10 per seeded thread).
+ * BENCH_SEED_THREADS (1000), BENCH_SEED_MESSAGES (10 per seeded thread),
+ * BENCH_SEED_RUNS (5000, in the project list_runs reads).
  */
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
@@ -18,9 +20,20 @@ import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import type autocannon from "autocannon"
 import pg from "pg"
-import { createDatabase, createPgbenchTable, seedBackground, vacuumAnalyze } from "./lib/db.js"
+import { createDatabase, createPgbenchTables, seedBackground, seedRuns, vacuumAnalyze } from "./lib/db.js"
 import { type HttpLoad, type Measurement, runAutocannon, runPgbench } from "./lib/load.js"
-import { appendBody, CONTENT_JSON, createThreadBody, FORMAT } from "./lib/payload.js"
+import {
+  appendBody,
+  CONTENT_JSON,
+  createThreadBody,
+  FORMAT,
+  pgbenchJson,
+  RUN_REPORT_BYTES,
+  RUN_TOOL_CALLS,
+  runDetailJson,
+  runReport,
+  runReportBody
+} from "./lib/payload.js"
 import { type Child, freePort, killAllNow, spawnChild, waitForHttp } from "./lib/proc.js"
 import { formatSummary, type SummaryRow, summarizeProfile } from "./profile-summary.js"
 
@@ -38,7 +51,15 @@ const intEnv = (name: string, fallback: number): number => {
   return value
 }
 
-const WORKLOADS = ["health", "create_thread", "append_message", "list_messages", "logging"] as const
+const WORKLOADS = [
+  "health",
+  "create_thread",
+  "append_message",
+  "list_messages",
+  "run_report",
+  "list_runs",
+  "logging"
+] as const
 type WorkloadName = (typeof WORKLOADS)[number]
 const isWorkload = (name: string): name is WorkloadName => (WORKLOADS as ReadonlyArray<string>).includes(name)
 
@@ -63,6 +84,8 @@ const settings = (() => {
     poolMax: Math.max(1, intEnv("BENCH_POOL_MAX", 10)),
     seedThreads: intEnv("BENCH_SEED_THREADS", 1000),
     seedMessagesPerThread: intEnv("BENCH_SEED_MESSAGES", 10),
+    /** Runs in the project list_runs reads (a project of its own). */
+    seedRuns: intEnv("BENCH_SEED_RUNS", 5000),
     listThreadMessages: 250,
     /** pgbench -j: one thread per core, at most one per client. */
     pgbenchThreads: Math.min(availableParallelism(), connections)
@@ -205,12 +228,23 @@ const startBaseline = async (script: "raw-http" | "node-pg", databaseUrl: string
 
 // ---------------------------------------------------------------- workloads
 
+/** A thread and the identity headers under which its workspace can see it. */
+interface ThreadRef {
+  readonly threadId: string
+  readonly workspaceId: string
+  readonly userId: string
+}
+
 interface Fixture {
   readonly databaseUrl: string
   readonly projectId: string
   readonly apiKey: string
   readonly listThreadId: string
   readonly appendThreadIds: ReadonlyArray<string>
+  /** run_report: round-robin over these (the seeded background threads). */
+  readonly reportThreads: ReadonlyArray<ThreadRef>
+  /** list_runs: a second project holding only the seeded runs, read with its own key. */
+  readonly runsProject: { readonly projectId: string; readonly apiKey: string }
 }
 
 const USER = "user_bench"
@@ -268,6 +302,31 @@ const appendLoad = (baseUrl: string, fixture: Fixture): HttpLoad => {
   }
 }
 
+/**
+ * Run reports spread round-robin over the seeded background threads (1000 in
+ * 50 workspaces), each under its workspace's identity headers.
+ */
+const runReportLoad = (baseUrl: string, fixture: Fixture): HttpLoad => {
+  const base = headersFor(fixture, true)
+  let turn = 0
+  return {
+    url: `${baseUrl}/v1/runs`,
+    method: "POST",
+    headers: base,
+    setupRequest: (request: autocannon.Request): autocannon.Request => {
+      const thread = fixture.reportThreads[turn++ % fixture.reportThreads.length]
+      if (thread === undefined) throw new Error("run_report: no threads")
+      return {
+        ...request,
+        method: "POST",
+        path: "/v1/runs",
+        headers: { ...base, "svc-user-id": thread.userId, "svc-workspace-id": thread.workspaceId },
+        body: runReportBody(thread.threadId)
+      }
+    }
+  }
+}
+
 const loadFor = (workload: Exclude<WorkloadName, "logging">, baseUrl: string, fixture: Fixture): HttpLoad => {
   switch (workload) {
     case "health":
@@ -287,6 +346,14 @@ const loadFor = (workload: Exclude<WorkloadName, "logging">, baseUrl: string, fi
         method: "GET",
         headers: headersFor(fixture, false)
       }
+    case "run_report":
+      return runReportLoad(baseUrl, fixture)
+    case "list_runs":
+      return {
+        url: `${baseUrl}/v1/projects/runs?limit=50`,
+        method: "GET",
+        headers: { authorization: `Bearer ${fixture.runsProject.apiKey}` }
+      }
   }
 }
 
@@ -298,6 +365,10 @@ interface Spec {
   /** The baseline the target is against first; others are reported beside it. */
   readonly baselines: ReadonlyArray<BaselineName>
   readonly target: number | null
+  /** The pgbench script, when a baseline is "pgbench INSERT". */
+  readonly pgbenchScript?: (fixture: Fixture) => string
+  /** A GET fetched once from the gateway and once from node:http + pg: the bodies must be equal. */
+  readonly sameBody?: (fixture: Fixture) => { readonly path: string; readonly headers: Record<string, string> }
 }
 
 const SPECS: ReadonlyArray<Spec> = [
@@ -312,13 +383,31 @@ const SPECS: ReadonlyArray<Spec> = [
     name: "append_message",
     what: "POST /v1/threads/{id}/messages, ~1 KB content, parent chained",
     baselines: ["pgbench INSERT", "node:http + pg"],
-    target: 0.35
+    target: 0.35,
+    pgbenchScript: (fixture) => pgbenchScript(fixture.projectId)
   },
   {
     name: "list_messages",
     what: "GET /v1/threads/{id}/messages?limit=200 (250 in the thread)",
     baselines: ["node:http + pg"],
     target: 0.5
+  },
+  {
+    name: "run_report",
+    what: `POST /v1/runs, ${RUN_TOOL_CALLS} tool calls, ${Math.round(RUN_REPORT_BYTES / 1024)} KB body, over the seeded threads`,
+    baselines: ["node:http + pg", "pgbench INSERT"],
+    target: null,
+    pgbenchScript: (fixture) => pgbenchRunScript(fixture.projectId)
+  },
+  {
+    name: "list_runs",
+    what: "GET /v1/projects/runs?limit=50 (BENCH_SEED_RUNS runs in the project)",
+    baselines: ["node:http + pg"],
+    target: null,
+    sameBody: (fixture) => ({
+      path: "/v1/projects/runs?limit=50",
+      headers: { authorization: `Bearer ${fixture.runsProject.apiKey}` }
+    })
   }
 ]
 
@@ -331,6 +420,32 @@ const pgbenchScript = (projectId: string): string =>
     `  NULL, '${USER}', 0, '${FORMAT}', '${CONTENT_JSON}'::jsonb);`,
     ""
   ].join("\n")
+
+/**
+ * One row of the run_report workload's shape into bench_runs (`runs`' columns
+ * and indexes, no foreign key): the same scalar columns, the same ~150 KB
+ * detail as a jsonb literal, time-ordered ids.
+ */
+const pgbenchRunScript = (projectId: string): string => {
+  const report = runReport("unused")
+  const text = (value: string) => `'${value}'`
+  return [
+    "\\set r random(1, 9000000000000000000)",
+    "INSERT INTO bench_runs (project_id, id, thread_id, workspace_id, user_id, message_id, status, outcome_type,",
+    "  model_id, provider, provider_type, input_tokens, output_tokens, reasoning_tokens, cached_input_tokens,",
+    "  duration_ms, first_token_ms, total_steps, tool_call_count, error, error_code, trace_id, tags,",
+    "  environment, release, detail, idempotency_key, request_hash)",
+    `VALUES ('${projectId}',`,
+    "  'run_' || lpad(floor(extract(epoch FROM clock_timestamp()) * 1000000)::bigint::text, 17, '0') || '_' || :client_id || '_' || :r,",
+    `  'thread_pgbench_' || :client_id, '${WORKSPACE}', '${USER}', NULL, ${text(report.status)}, NULL,`,
+    `  ${text(report.model_id)}, ${text(report.provider)}, ${text(report.provider_type)},`,
+    `  ${report.input_tokens}, ${report.output_tokens}, ${report.reasoning_tokens}, ${report.cached_input_tokens},`,
+    `  ${report.duration_ms}, ${report.first_token_ms}, ${report.total_steps}, ${report.tool_calls.length}, NULL, NULL,`,
+    `  ${text(report.trace_id)}, ARRAY[${report.tags.map(text).join(", ")}], ${text(report.environment)}, ${text(report.release)},`,
+    `  '${pgbenchJson(runDetailJson())}'::jsonb, NULL, NULL);`,
+    ""
+  ].join("\n")
+}
 
 const hrUs = (): number => Number(process.hrtime.bigint() / 1000n)
 
@@ -395,24 +510,35 @@ interface WorkloadResult {
   readonly otherBaselines: ReadonlyArray<BaselineResult>
   readonly target: number | null
   readonly pass: boolean | null
+  /** Spec.sameBody: whether the gateway and node:http + pg answered the same bytes. */
+  readonly sameBody?: boolean
   readonly profile?: { readonly file: string; readonly busyMs: number; readonly top: ReadonlyArray<SummaryRow> }
 }
 
 const ratioOf = (gateway: Measurement, baseline: Measurement): number =>
   baseline.rps > 0 ? Math.round((gateway.rps / baseline.rps) * 1000) / 1000 : 0
 
+/** Spec.sameBody's request against one server. */
+const sampleBody = async (spec: Spec, server: Server, fixture: Fixture): Promise<string | undefined> => {
+  if (spec.sameBody === undefined) return undefined
+  const { path, headers } = spec.sameBody(fixture)
+  const response = await fetch(`${server.baseUrl}${path}`, { headers })
+  return `${response.status} ${await response.text()}`
+}
+
 const runBaseline = async (
   name: BaselineName,
   spec: Spec,
   fixture: Fixture
-): Promise<{ readonly measurement: Measurement; readonly command?: string }> => {
+): Promise<{ readonly measurement: Measurement; readonly command?: string; readonly sample?: string }> => {
   if (name === "pgbench INSERT") {
+    if (spec.pgbenchScript === undefined) throw new Error(`${spec.name}: no pgbench script`)
     log(
       `  pgbench: -c ${settings.connections} -j ${settings.pgbenchThreads} -T ${settings.durationS} (single-row INSERT)`
     )
     const result = await runPgbench({
       databaseUrl: fixture.databaseUrl,
-      script: pgbenchScript(fixture.projectId),
+      script: spec.pgbenchScript(fixture),
       clients: settings.connections,
       threads: settings.pgbenchThreads,
       durationS: settings.durationS,
@@ -423,7 +549,11 @@ const runBaseline = async (
   const server = await startBaseline(name === "raw node:http" ? "raw-http" : "node-pg", fixture.databaseUrl)
   try {
     log(`  ${name}: ${server.baseUrl}`)
-    return { measurement: (await measureHttp(spec.name, server, fixture)).measurement }
+    const sample = await sampleBody(spec, server, fixture)
+    return {
+      measurement: (await measureHttp(spec.name, server, fixture)).measurement,
+      ...(sample === undefined ? {} : { sample })
+    }
   } finally {
     await server.child.stop()
   }
@@ -437,15 +567,23 @@ const runWorkload = async (spec: Spec, fixture: Fixture): Promise<WorkloadResult
     profile: settings.profile
   })
   let measured: Measured
+  let gatewaySample: string | undefined
   try {
+    gatewaySample = await sampleBody(spec, gateway, fixture)
     measured = await measureHttp(spec.name, gateway, fixture)
   } finally {
     await gateway.child.stop()
   }
   log(`  gateway          ${short(measured.measurement)}`)
   const baselines: Array<BaselineResult> = []
+  let sameBody: boolean | undefined
   for (const name of spec.baselines) {
-    const { measurement, command } = await runBaseline(name, spec, fixture)
+    const { measurement, command, sample } = await runBaseline(name, spec, fixture)
+    if (sample !== undefined && gatewaySample !== undefined) {
+      sameBody = sample === gatewaySample
+      log(`  ${name} answered ${sameBody ? "the same body as" : "a DIFFERENT body from"} the gateway`)
+      if (!sameBody) log(`    gateway: ${gatewaySample.slice(0, 600)}\n    ${name}: ${sample.slice(0, 600)}`)
+    }
     log(`  ${name.padEnd(16)} ${short(measurement)}`)
     baselines.push({
       name,
@@ -484,6 +622,7 @@ const runWorkload = async (spec: Spec, fixture: Fixture): Promise<WorkloadResult
     otherBaselines: others,
     target: spec.target,
     pass: spec.target === null ? null : first.ratio >= spec.target,
+    ...(sameBody === undefined ? {} : { sameBody }),
     ...(profile === undefined ? {} : { profile })
   }
 }
@@ -577,7 +716,15 @@ const seed = async (databaseUrl: string): Promise<Fixture> => {
     const apiKey = stringField(project, "api_key")
     log(`seed: ${settings.seedThreads} background threads x ${settings.seedMessagesPerThread} messages`)
     await seedBackground(databaseUrl, projectId, settings.seedThreads, settings.seedMessagesPerThread)
-    const partial = { databaseUrl, projectId, apiKey, listThreadId: "", appendThreadIds: [] }
+    const partial = {
+      databaseUrl,
+      projectId,
+      apiKey,
+      listThreadId: "",
+      appendThreadIds: [],
+      reportThreads: [],
+      runsProject: { projectId: "", apiKey: "" }
+    }
     const headers = headersFor(partial, false)
     const newThread = async () =>
       stringField(
@@ -597,9 +744,36 @@ const seed = async (databaseUrl: string): Promise<Fixture> => {
     }
     const appendThreadIds: Array<string> = []
     for (let i = 0; i < settings.connections; i++) appendThreadIds.push(await newThread())
-    await createPgbenchTable(databaseUrl)
+    const runsProject = await call(
+      gateway.baseUrl,
+      "POST",
+      "/v1/admin/projects",
+      { authorization: `Bearer ${adminToken}` },
+      { name: "bench-runs" }
+    )
+    const runsProjectId = stringField(runsProject, "project_id")
+    log(`seed: ${settings.seedRuns} runs of ${Math.round(runDetailJson().length / 1024)} KB detail in ${runsProjectId}`)
+    await seedRuns(databaseUrl, runsProjectId, settings.seedRuns, runDetailJson())
+    // The ids and workspaces lib/db.ts seedBackground gives the background threads.
+    const reportThreads: Array<ThreadRef> =
+      settings.seedThreads > 0
+        ? Array.from({ length: settings.seedThreads }, (_, i) => ({
+            threadId: `thread_00SEED${String(i + 1).padStart(8, "0")}`,
+            workspaceId: `ws_seed_${(i + 1) % 50}`,
+            userId: `user_seed_${(i + 1) % 500}`
+          }))
+        : appendThreadIds.map((threadId) => ({ threadId, workspaceId: WORKSPACE, userId: USER }))
+    await createPgbenchTables(databaseUrl)
     await vacuumAnalyze(databaseUrl)
-    return { databaseUrl, projectId, apiKey, listThreadId, appendThreadIds }
+    return {
+      databaseUrl,
+      projectId,
+      apiKey,
+      listThreadId,
+      appendThreadIds,
+      reportThreads,
+      runsProject: { projectId: runsProjectId, apiKey: stringField(runsProject, "api_key") }
+    }
   } finally {
     await gateway.child.stop()
   }
@@ -732,7 +906,12 @@ const main = async () => {
         messagesPerBackgroundThread: settings.seedMessagesPerThread,
         listThreadMessages: settings.listThreadMessages,
         appendThreads: fixture.appendThreadIds.length,
-        contentBytes: CONTENT_JSON.length
+        contentBytes: CONTENT_JSON.length,
+        runs: settings.seedRuns,
+        runReportThreads: fixture.reportThreads.length,
+        runReportBytes: RUN_REPORT_BYTES,
+        runReportToolCalls: RUN_TOOL_CALLS,
+        runDetailBytes: runDetailJson().length
       }
     },
     ratios: Object.fromEntries(

@@ -70,8 +70,47 @@ export const vacuumAnalyze = (url: string): Promise<void> =>
     await client.query("VACUUM ANALYZE")
   })
 
-/** The pgbench target: `messages`' columns, defaults, primary key and indexes; no foreign key. */
-export const createPgbenchTable = (url: string): Promise<void> =>
+/**
+ * The pgbench targets: `messages`' and `runs`' columns, defaults, primary key
+ * and indexes; no foreign key.
+ */
+export const createPgbenchTables = (url: string): Promise<void> =>
   withClient(url, async (client) => {
     await client.query(`CREATE TABLE bench_messages (LIKE messages INCLUDING DEFAULTS INCLUDING INDEXES)`)
+    await client.query(`CREATE TABLE bench_runs (LIKE runs INCLUDING DEFAULTS INCLUDING INDEXES)`)
   })
+
+/**
+ * A project's run history for the list: 100 threads in 10 workspaces and
+ * `runs` runs spread over them, one a second up to now, ids time-sortable
+ * like the gateway's (`run_00SEED…` sorts before any id it makes). One run in
+ * 20 is an error. Every run carries `detailJson` (the run_report workload's
+ * 100-tool-call detail), so the list reads past large, TOASTed rows.
+ */
+export const seedRuns = async (url: string, projectId: string, runs: number, detailJson: string): Promise<void> => {
+  await withClient(url, async (client) => {
+    await client.query(
+      `INSERT INTO threads (project_id, id, workspace_id, user_id, last_message_at)
+       SELECT $1, 'thread_00RUNS' || lpad(g::text, 8, '0'), 'ws_runs_' || (g % 10), 'user_runs_' || g, now()
+       FROM generate_series(1, 100) g`,
+      [projectId]
+    )
+    await client.query(
+      `INSERT INTO runs (project_id, id, thread_id, workspace_id, user_id, status, outcome_type, model_id, provider,
+         provider_type, input_tokens, output_tokens, reasoning_tokens, cached_input_tokens, duration_ms,
+         first_token_ms, total_steps, tool_call_count, error, error_code, trace_id, tags, environment, release,
+         detail, created_at)
+       SELECT $1, 'run_00SEED' || lpad(r::text, 8, '0'), 'thread_00RUNS' || lpad((r % 100 + 1)::text, 8, '0'),
+         'ws_runs_' || ((r % 100 + 1) % 10), 'user_runs_' || (r % 100 + 1),
+         CASE WHEN r % 20 = 0 THEN 'error' ELSE 'completed' END,
+         NULL, CASE WHEN r % 3 = 0 THEN 'gpt-4o-mini' ELSE 'gpt-4o-2024-08-06' END, 'openai', 'chat',
+         40000 + r % 10000, 1500 + r % 1000, 512, 30720, 9000 + r % 5000, 600 + r % 200, 4, 100,
+         CASE WHEN r % 20 = 0 THEN 'upstream timed out after 30 s' END,
+         CASE WHEN r % 20 = 0 THEN 'timeout' END,
+         md5(r::text), ARRAY['agent', 'research', 'prod-eu'], 'production', 'web@2026.11.3',
+         $3::jsonb, now() - make_interval(secs => $2::int - r)
+       FROM generate_series(1, $2::int) r`,
+      [projectId, runs, detailJson]
+    )
+  })
+}

@@ -1,9 +1,15 @@
 /**
  * Database baseline: bare node:http + a pg.Pool of the gateway's size, doing
- * what the gateway does for create thread, append message and list messages
- * with the same SQL (./sql.ts), the same API-key check (SHA-256 of the bearer,
- * a query only when the 5 s cache misses), the same identity headers, JSON
- * parsing and re-serialization of the content, and the same page writer.
+ * what the gateway does for create thread, append message, list messages,
+ * report a run and list a project's runs with the same SQL (./sql.ts), the
+ * same API-key check (SHA-256 of the bearer, a query only when the 5 s cache
+ * misses), the same identity headers, JSON parsing and re-serialization of
+ * the content, and the same page writer.
+ *
+ * Run reports get the checks a hand-written server would make, not the
+ * gateway's: JSON.parse, the fields the statement needs typed (thread_id,
+ * status, the scalar columns, tags, the arrays), no per-tool-call validation,
+ * no refusal of unknown fields, no length limits on the text inside.
  *
  * Env: DATABASE_URL, DATABASE_POOL_MAX (10), API_KEY_CACHE_MS (5000), PORT (0).
  * Prints `LISTENING <port>` once bound.
@@ -11,7 +17,15 @@
 import { createHash, randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
-import { APPEND_MESSAGE, FIND_ACTIVE_KEY, INSERT_THREAD, LIST_MESSAGES, THREAD_EXISTS } from "./sql.js"
+import {
+  APPEND_MESSAGE,
+  FIND_ACTIVE_KEY,
+  INSERT_RUN,
+  INSERT_THREAD,
+  LIST_MESSAGES,
+  LIST_RUNS,
+  THREAD_EXISTS
+} from "./sql.js"
 
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
@@ -119,13 +133,19 @@ const identity = (request: IncomingMessage, name: "svc-user-id" | "svc-workspace
   return value
 }
 
-const authenticate = async (request: IncomingMessage): Promise<Caller> => {
+/** API key only (the project read API): the key's project. */
+const authenticateProject = async (request: IncomingMessage): Promise<string> => {
   const header = request.headers.authorization
   const token =
     header !== undefined && header.slice(0, 7).toLowerCase() === "bearer " ? header.slice(7).trim() : undefined
   if (token === undefined || token === "") throw new HttpFailure(401, "unauthorized", "missing bearer credential")
   const projectId = await verifyKey(token)
   if (projectId === undefined) throw new HttpFailure(401, "unauthorized", "invalid, expired or revoked API key")
+  return projectId
+}
+
+const authenticate = async (request: IncomingMessage): Promise<Caller> => {
+  const projectId = await authenticateProject(request)
   return { projectId, userId: identity(request, "svc-user-id"), workspaceId: identity(request, "svc-workspace-id") }
 }
 
@@ -251,6 +271,100 @@ const listMessages = async (request: IncomingMessage, response: ServerResponse, 
   send(response, 200, body)
 }
 
+const RUN_STATUSES: ReadonlySet<unknown> = new Set(["completed", "incomplete", "error"])
+
+const optionalString = (body: Record<string, unknown>, field: string): string | null => {
+  const value = body[field]
+  if (value === undefined || value === null) return null
+  if (typeof value !== "string") throw invalid(`${field} must be a string`)
+  return value
+}
+
+const optionalCount = (body: Record<string, unknown>, field: string): number | null => {
+  const value = body[field]
+  if (value === undefined || value === null) return null
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) throw invalid(`${field} must be a count`)
+  return value
+}
+
+const optionalArray = (body: Record<string, unknown>, field: string): ReadonlyArray<unknown> | undefined => {
+  const value = body[field]
+  if (value === undefined) return undefined
+  if (!Array.isArray(value)) throw invalid(`${field} must be an array`)
+  return value
+}
+
+const reportRun = async (request: IncomingMessage, response: ServerResponse) => {
+  const caller = await authenticate(request)
+  const body = await readJson(request, MAX_BODY)
+  if (!isObject(body)) throw invalid("body must be an object")
+  const threadId = body.thread_id
+  if (typeof threadId !== "string" || threadId === "") throw invalid("thread_id is required")
+  if (!RUN_STATUSES.has(body.status)) throw invalid("status must be completed, incomplete or error")
+  const tags = optionalArray(body, "tags") ?? []
+  if (!tags.every((tag) => typeof tag === "string")) throw invalid("tags must be strings")
+  const toolCalls = optionalArray(body, "tool_calls")
+  if (body.attributes !== undefined && !isObject(body.attributes)) throw invalid("attributes must be an object")
+  if (body.metadata !== undefined && !isObject(body.metadata)) throw invalid("metadata must be an object")
+  const detail = {
+    attributes: body.attributes,
+    metadata: body.metadata,
+    steps: optionalArray(body, "steps"),
+    tool_calls: toolCalls,
+    sampling_calls: optionalArray(body, "sampling_calls"),
+    output_text: optionalString(body, "output_text") ?? undefined
+  }
+  const id = `run_${ulid()}`
+  const { rows } = await pool.query<{ id: string }>(INSERT_RUN, [
+    caller.projectId,
+    id,
+    caller.workspaceId,
+    caller.userId,
+    optionalString(body, "message_id"),
+    body.status,
+    optionalString(body, "outcome_type"),
+    optionalString(body, "model_id"),
+    optionalString(body, "provider"),
+    optionalString(body, "provider_type"),
+    optionalCount(body, "input_tokens"),
+    optionalCount(body, "output_tokens"),
+    optionalCount(body, "reasoning_tokens"),
+    optionalCount(body, "cached_input_tokens"),
+    optionalCount(body, "duration_ms"),
+    optionalCount(body, "first_token_ms"),
+    optionalCount(body, "total_steps"),
+    toolCalls?.length ?? 0,
+    optionalString(body, "error"),
+    optionalString(body, "error_code"),
+    optionalString(body, "trace_id"),
+    JSON.stringify(tags),
+    optionalString(body, "environment"),
+    optionalString(body, "release"),
+    JSON.stringify(detail),
+    null,
+    null,
+    caller.projectId,
+    caller.workspaceId,
+    threadId
+  ])
+  if (rows[0] === undefined) throw new HttpFailure(404, "not_found", "thread not found")
+  send(response, 201, JSON.stringify({ run_id: id }))
+}
+
+/**
+ * GET /v1/projects/runs: the rows come back in RunSummary's field order
+ * (bigints as float8, created_at a Date), so JSON.stringify writes the
+ * gateway's shape.
+ */
+const listRuns = async (request: IncomingMessage, response: ServerResponse, query: string) => {
+  const projectId = await authenticateProject(request)
+  const limitParam = new URLSearchParams(query).get("limit")
+  const limit = limitParam === null ? 50 : Math.min(100, Number(limitParam))
+  if (!Number.isInteger(limit) || limit < 1) throw invalid("limit must be an integer >= 1")
+  const { rows } = await pool.query(LIST_RUNS, [projectId, limit])
+  send(response, 200, JSON.stringify({ runs: rows }))
+}
+
 const MESSAGES_PATH = /^\/v1\/threads\/([^/]+)\/messages$/
 
 const route = async (request: IncomingMessage, response: ServerResponse) => {
@@ -260,6 +374,8 @@ const route = async (request: IncomingMessage, response: ServerResponse) => {
   const query = q < 0 ? "" : url.slice(q + 1)
   if (path === "/healthz" && request.method === "GET") return send(response, 200, '{"status":"ok"}')
   if (path === "/v1/threads" && request.method === "POST") return createThread(request, response)
+  if (path === "/v1/runs" && request.method === "POST") return reportRun(request, response)
+  if (path === "/v1/projects/runs" && request.method === "GET") return listRuns(request, response, query)
   const match = MESSAGES_PATH.exec(path)
   if (match?.[1] !== undefined) {
     const threadId = decodeURIComponent(match[1])

@@ -1,9 +1,9 @@
 /**
  * The statements the gateway sends, as @effect/sql-pg compiles them: copied
- * from src/storage/{ApiKeysRepo,ThreadsRepo,MessagesRepo}.ts with every
- * interpolation a parameter of its own, in the same order (checked against the
- * statement text the gateway hands to `pg` on 2026-11-22). Keep in step with
- * those files.
+ * from src/storage/{ApiKeysRepo,ThreadsRepo,MessagesRepo,RunsRepo}.ts with
+ * every interpolation a parameter of its own, in the same order (checked
+ * against the statement text the gateway hands to `pg`, on 2026-11-22, the run
+ * statements after the run reports landed). Keep in step with those files.
  */
 
 /** ApiKeysRepo.findActiveByHash; run once per key per API_KEY_CACHE_MS, as in src/auth/ApiKeys.ts. */
@@ -52,3 +52,34 @@ export const LIST_MESSAGES = `SELECT id, parent_id, height, created_at, updated_
           
           
         ORDER BY id LIMIT $3`
+
+/**
+ * RunsRepo.insert, 30 parameters: project, id, workspace, user, message id,
+ * status, outcome type, model id, provider, provider type, input, output,
+ * reasoning and cached input tokens, duration, first token, total steps, tool
+ * call count, error, error code, trace id, tags JSON, environment, release,
+ * detail JSON, idempotency key, request hash, project, workspace, thread.
+ */
+export const INSERT_RUN = `
+          INSERT INTO runs (project_id, id, thread_id, workspace_id, user_id, message_id, status, outcome_type,
+            model_id, provider, provider_type, input_tokens, output_tokens, reasoning_tokens, cached_input_tokens,
+            duration_ms, first_token_ms, total_steps, tool_call_count, error, error_code, trace_id, tags,
+            environment, release, detail, idempotency_key, request_hash)
+          SELECT $1, $2, t.id, $3, $4, $5,
+            $6, $7, $8, $9, $10,
+            $11, $12, $13, $14,
+            $15, $16, $17, $18, $19,
+            $20, $21, ARRAY(SELECT jsonb_array_elements_text($22::jsonb)), $23,
+            $24, $25::jsonb, $26, $27
+          FROM threads t
+          WHERE t.project_id = $28 AND t.workspace_id = $29 AND t.id = $30
+          ON CONFLICT (project_id, workspace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+          RETURNING id`
+
+/** RunsRepo.list without filters (GET /v1/projects/runs?limit=N): project, limit. */
+export const LIST_RUNS = `SELECT id, thread_id, workspace_id, user_id, message_id, status, outcome_type, model_id, provider,
+  provider_type, input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens,
+  reasoning_tokens::float8 AS reasoning_tokens, cached_input_tokens::float8 AS cached_input_tokens,
+  duration_ms::float8 AS duration_ms, first_token_ms::float8 AS first_token_ms, total_steps, tool_call_count,
+  error, error_code, trace_id, tags, environment, release, created_at FROM runs WHERE project_id = $1
+        ORDER BY id DESC LIMIT $2`
