@@ -37,7 +37,19 @@ const longString = (value: unknown, max: number, path: Array<string> = []): Arra
   return undefined
 }
 
-/** props: a JSON object of at most 1 KB serialized, keys of 64 characters, strings of 256. */
+/** The path of the first key anywhere in a JSON value longer than `max` (array indexes are not keys). */
+const longKey = (value: unknown, max: number, path: Array<string> = []): Array<string> | undefined => {
+  if (typeof value !== "object" || value === null) return undefined
+  const isArray = Array.isArray(value)
+  for (const [key, inner] of Object.entries(value)) {
+    if (!isArray && key.length > max) return [...path, key]
+    const found = longKey(inner, max, [...path, key])
+    if (found) return found
+  }
+  return undefined
+}
+
+/** props: a JSON object of at most 1 KB serialized, keys (at any depth) of 64 characters, strings of 256. */
 export const EventProps = Schema.Unknown.pipe(
   Schema.filter((value): value is Readonly<Record<string, unknown>> => isPlainObject(value), {
     message: () => "props must be a JSON object"
@@ -48,9 +60,8 @@ export const EventProps = Schema.Unknown.pipe(
     if (problem) return problem
     // Measured first: past 1 KB nothing below can be deep or long.
     if (utf8Length(JSON.stringify(value)) > propsMaxBytes) return `props larger than ${propsMaxBytes} bytes serialized`
-    for (const key of Object.keys(value)) {
-      if (key.length > propsKeyMaxLength) return { path: [key], message: `key longer than ${propsKeyMaxLength}` }
-    }
+    const keyPath = longKey(value, propsKeyMaxLength)
+    if (keyPath) return { path: keyPath, message: `key longer than ${propsKeyMaxLength} characters` }
     const path = longString(value, propsStringMaxLength)
     return path === undefined || { path, message: `string longer than ${propsStringMaxLength} characters` }
   })

@@ -4,7 +4,7 @@
  */
 import { request } from "node:http"
 import { expect } from "vitest"
-import { NOW, type Reply, type UserClient } from "../../layers.js"
+import { asUser, type CallOptions, call, type Gateway, NOW, type Reply, type UserClient } from "../../layers.js"
 
 /** ISO 8601 UTC with milliseconds (decisions.md §1). */
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -28,8 +28,10 @@ const CODES = {
   401: "unauthorized",
   403: "forbidden",
   404: "not_found",
+  409: "conflict",
   413: "payload_too_large",
-  415: "unsupported_media_type"
+  415: "unsupported_media_type",
+  429: "rate_limited"
 } as const
 export type ErrorStatus = keyof typeof CODES
 
@@ -152,3 +154,42 @@ export const rawRequest = (
       req.end()
     } else req.end(options.body)
   })
+
+/** A client on the frontend base URL `/p/{project_id}/v1...` with a bearer (a JWT or an anonymous access token). */
+export const asFrontend =
+  (gateway: Gateway, projectId: string, bearer: string): UserClient =>
+  (method: string, path: string, options: CallOptions = {}) =>
+    call(gateway.baseUrl, method, `/p/${projectId}/v1${path}`, {
+      ...options,
+      headers: { authorization: `Bearer ${bearer}`, ...options.headers }
+    })
+
+/** A JWT caller: a service token for the user and workspace, minted with the API key, used on the frontend URL. */
+export const asJwtUser = async (
+  gateway: Gateway,
+  project: { readonly project_id: string; readonly api_key: string },
+  userId: string,
+  workspaceId: string
+): Promise<UserClient> => {
+  const reply = await asUser(gateway, project.api_key, userId, workspaceId)("POST", "/auth/tokens")
+  expect(reply.status, reply.text).toBe(200)
+  return asFrontend(gateway, project.project_id, reply.body.token as string)
+}
+
+/** A new anonymous user on the project's frontend URL, with its user id (also its workspace). */
+export const asAnonymous = async (gateway: Gateway, projectId: string) => {
+  const reply = await call(gateway.baseUrl, "POST", `/p/${projectId}/v1/auth/tokens/anonymous`)
+  expect(reply.status, reply.text).toBe(200)
+  const token = reply.body.access_token as string
+  const payload = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as { sub: string }
+  return { client: asFrontend(gateway, projectId, token), userId: payload.sub }
+}
+
+/** A caller of the read-only project API (`/v1/projects...`) with an API key. */
+export const asProject =
+  (gateway: Gateway, apiKey: string) =>
+  (path: string, options: CallOptions = {}) =>
+    call(gateway.baseUrl, "GET", `/v1/projects${path}`, {
+      ...options,
+      headers: { authorization: `Bearer ${apiKey}`, ...options.headers }
+    })

@@ -1,0 +1,240 @@
+/**
+ * POST /v1/events (spec parts 6, 8; decisions.md §5): batches of 1 to 50,
+ * partial acceptance by index, event limits, ids stored once per user, the
+ * 600-a-minute per-user limit, and tenancy. What was stored is read back
+ * through the usage figures (events counts stored events).
+ */
+import { beforeAll, describe, expect, it } from "vitest"
+import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../layers.js"
+import { asAnonymous, asJwtUser, asProject, expectError, inBatches, newMessage, newThread } from "./helpers.js"
+
+const x = (n: number) => "x".repeat(n)
+
+/** A props object of exactly `bytes` bytes serialized, with no string over 256 characters. */
+const propsOfBytes = (bytes: number): Record<string, string> => {
+  const props: Record<string, string> = {}
+  for (let i = 0; JSON.stringify(props).length + 260 < bytes; i++) props[`k${i}`] = x(200)
+  props.z = ""
+  props.z = x(bytes - JSON.stringify(props).length)
+  return props
+}
+
+/** Keeps a burst inside one fixed minute window. */
+const awayFromMinuteEdge = async () => {
+  const second = new Date().getUTCSeconds()
+  if (second >= 45) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000))
+}
+
+const expectAccepted = (reply: Reply, accepted: number, rejected: ReadonlyArray<number> = []) => {
+  expect(reply.status, reply.text).toBe(202)
+  expect(Object.keys(reply.body).sort()).toEqual(["accepted", "rejected"])
+  expect(reply.body.accepted, reply.text).toBe(accepted)
+  expect(
+    reply.body.rejected.map((r: { index: number }) => r.index),
+    reply.text
+  ).toEqual(rejected)
+  for (const rejection of reply.body.rejected) {
+    expect(Object.keys(rejection).sort()).toEqual(["error", "index"])
+    expect(rejection.error).toBeTypeOf("string")
+    expect(rejection.error.length).toBeGreaterThan(0)
+  }
+}
+
+describe.each(stores)("engagement events ($name)", (storeUnderTest) => {
+  const handle = useGateway(storeUnderTest)
+  let project: { project_id: string; api_key: string }
+  let other: { project_id: string; api_key: string }
+  let alice: UserClient
+  let bob: UserClient
+  let thread: string
+  let message: string
+  let bobThread: string
+  let read: ReturnType<typeof asProject>
+
+  const send = (client: UserClient, events: ReadonlyArray<unknown>) => client("POST", "/events", { body: { events } })
+  const copied = (extra: Record<string, unknown> = {}) => ({ kind: "message_copied", thread_id: thread, ...extra })
+
+  /** Events stored in the project today, from the usage figures. */
+  const storedEvents = async (): Promise<number> => {
+    const reply = await read("/usage/period")
+    expect(reply.status, reply.text).toBe(200)
+    return reply.body.events
+  }
+
+  beforeAll(async () => {
+    project = await createProject(handle.current, "events")
+    other = await createProject(handle.current, "other")
+    alice = asUser(handle.current, project.api_key, "alice", "ws-1")
+    bob = asUser(handle.current, project.api_key, "bob", "ws-2")
+    read = asProject(handle.current, project.api_key)
+    thread = await newThread(alice)
+    message = await newMessage(alice, thread)
+    bobThread = await newThread(bob)
+  })
+
+  it("API key: a valid batch answers 202 { accepted, rejected: [] } and is stored", async () => {
+    const before = await storedEvents()
+    const reply = await send(alice, [
+      copied({ message_id: message, id: "evt-a-1", props: { source: "button", n: 1, ok: true } }),
+      { kind: "message_sent", thread_id: thread, value: 3 },
+      { kind: "thread_switched" },
+      { kind: "error_shown", run_id: "run_whatever", props: { nested: { deep: ["a"] } } }
+    ])
+    expectAccepted(reply, 4)
+    expect(await storedEvents()).toBe(before + 4)
+  })
+
+  it("every kind of decisions.md §5 is accepted, another is not", async () => {
+    const kinds = [
+      "message_sent",
+      "message_edited",
+      "run_stopped",
+      "message_regenerated",
+      "message_copied",
+      "branch_switched",
+      "suggestions_shown",
+      "suggestion_clicked",
+      "attachment_added",
+      "attachment_failed",
+      "thread_switched",
+      "tool_approved",
+      "tool_rejected",
+      "speech_started",
+      "voice_started",
+      "error_shown"
+    ]
+    expectAccepted(await send(alice, [...kinds.map((kind) => ({ kind })), { kind: "page_viewed" }]), 16, [16])
+  })
+
+  it("partial acceptance: valid events are kept, the others are reported by index", async () => {
+    const before = await storedEvents()
+    const reply = await send(alice, [
+      copied(),
+      { kind: "nope" },
+      copied({ props: { a: 1 } }),
+      copied({ props: propsOfBytes(1025) }),
+      copied({ extra: true }),
+      { kind: "message_copied", thread_id: bobThread },
+      "not an object",
+      copied({ value: -1 }),
+      copied({ props: ["array"] }),
+      copied()
+    ])
+    expectAccepted(reply, 3, [1, 3, 4, 5, 6, 7, 8])
+    expect(await storedEvents()).toBe(before + 3)
+  })
+
+  it("a batch holds 1 to 50 events: 51, none, or no events array is 400 and stores nothing", async () => {
+    const before = await storedEvents()
+    expectAccepted(
+      await send(
+        alice,
+        Array.from({ length: 50 }, () => copied())
+      ),
+      50
+    )
+    expectError(
+      await send(
+        alice,
+        Array.from({ length: 51 }, () => copied())
+      ),
+      400,
+      "events"
+    )
+    expectError(await send(alice, []), 400, "events")
+    expectError(await alice("POST", "/events", { body: {} }), 400, "events")
+    expectError(await alice("POST", "/events", { body: { events: [copied()], extra: 1 } }), 400)
+    expectError(await alice("POST", "/events", { body: [copied()] }), 400)
+    expect(await storedEvents()).toBe(before + 50)
+  })
+
+  it("event limits: props 1 KB, prop keys 64, prop strings 256, id 48 — just inside kept, just outside rejected", async () => {
+    const inside = [
+      copied({ props: propsOfBytes(1024) }),
+      copied({ props: { [x(64)]: 1 } }),
+      copied({ props: { nested: { [x(64)]: [{ [x(64)]: "a" }] } } }),
+      copied({ props: { s: x(256) } }),
+      copied({ props: { deep: { list: [x(256)] } } }),
+      copied({ id: x(48) })
+    ]
+    const outside = [
+      copied({ props: propsOfBytes(1025) }),
+      copied({ props: { [x(65)]: 1 } }),
+      copied({ props: { nested: { [x(65)]: 1 } } }),
+      copied({ props: { nested: [{ [x(65)]: "a" }] } }),
+      copied({ props: { s: x(257) } }),
+      copied({ props: { deep: { list: [x(257)] } } }),
+      copied({ id: x(49) }),
+      copied({ id: "" })
+    ]
+    expect(JSON.stringify(propsOfBytes(1024)).length).toBe(1024)
+    expect(Math.max(...Object.values(propsOfBytes(1025)).map((v) => v.length))).toBeLessThanOrEqual(256)
+    const before = await storedEvents()
+    const reply = await send(alice, [...inside, ...outside])
+    expectAccepted(
+      reply,
+      inside.length,
+      outside.map((_, i) => inside.length + i)
+    )
+    expect(await storedEvents()).toBe(before + inside.length)
+  })
+
+  it("an event id sent again by the same user is stored once; another user's same id is their own", async () => {
+    const before = await storedEvents()
+    expectAccepted(await send(alice, [copied({ id: "dup-1" }), copied({ id: "dup-1" })]), 2)
+    expectAccepted(await send(alice, [copied({ id: "dup-1" }), copied({ id: "dup-2" })]), 2)
+    expectAccepted(await send(bob, [{ kind: "message_copied", thread_id: bobThread, id: "dup-1" }]), 1)
+    expect(await storedEvents()).toBe(before + 3)
+  })
+
+  it("a thread of another workspace or project is rejected in the batch, by index", async () => {
+    const before = await storedEvents()
+    expectAccepted(
+      await send(bob, [
+        { kind: "message_copied", thread_id: thread },
+        { kind: "message_sent", thread_id: bobThread }
+      ]),
+      1,
+      [0]
+    )
+    const stranger = asUser(handle.current, other.api_key, "alice", "ws-1")
+    expectAccepted(await send(stranger, [copied(), { kind: "thread_switched" }, copied()]), 1, [0, 2])
+    expectAccepted(await send(alice, [copied({ thread_id: "thread_nope" }), copied()]), 1, [0])
+    expect(await storedEvents()).toBe(before + 2)
+  })
+
+  it("JWT and anonymous callers send events; their threads are their workspace's", async () => {
+    const jwt = await asJwtUser(handle.current, project, "alice", "ws-1")
+    expectAccepted(await send(jwt, [copied(), { kind: "message_copied", thread_id: bobThread }]), 1, [1])
+    const anonymous = await asAnonymous(handle.current, project.project_id)
+    const own = await newThread(anonymous.client)
+    expectAccepted(
+      await send(anonymous.client, [{ kind: "message_sent", thread_id: own }, copied(), { kind: "speech_started" }]),
+      2,
+      [1]
+    )
+    expectError(await call(handle.current.baseUrl, "POST", "/v1/events", { body: { events: [copied()] } }), 401)
+  })
+
+  it("600 events a minute per user: the 601st is 429 rate_limited with Retry-After; others are unaffected", async () => {
+    await awayFromMinuteEdge()
+    const flood = asUser(handle.current, project.api_key, "flood", "ws-flood")
+    const batch = Array.from({ length: 50 }, (_, i) => ({ kind: "suggestions_shown", value: i }))
+    const replies = await inBatches(12, () => send(flood, batch), 4)
+    for (const reply of replies) expectAccepted(reply, 50)
+    const refused = await send(flood, [{ kind: "suggestions_shown" }])
+    expectError(refused, 429)
+    const retryAfter = Number(refused.headers.get("retry-after"))
+    expect(Number.isInteger(retryAfter)).toBe(true)
+    expect(retryAfter).toBeGreaterThanOrEqual(1)
+    expect(retryAfter).toBeLessThanOrEqual(60)
+    // Counted per user: the same user in another workspace is still limited; others are not.
+    expectError(
+      await send(asUser(handle.current, project.api_key, "flood", "ws-other"), [{ kind: "run_stopped" }]),
+      429
+    )
+    expectAccepted(await send(asUser(handle.current, project.api_key, "calm", "ws-flood"), batch), 50)
+    // …and per project: the same user id in another project has its own budget.
+    expectAccepted(await send(asUser(handle.current, other.api_key, "flood", "ws-flood"), batch), 50)
+  })
+})
