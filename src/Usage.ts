@@ -105,6 +105,10 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
         ON CONFLICT (project_id, day, user_id) DO UPDATE SET ${sql.literal(updates)}`
     }
 
+    // One flush at a time: a read's flush must also wait for a batch the timer is still writing,
+    // or the read could run before that batch commits (on PostgreSQL, on another connection).
+    const flushing = yield* Effect.makeSemaphore(1)
+
     /** Writes everything counted so far; on failure the counts go back for the next flush. */
     const flush = Effect.suspend(() => {
       if (pending.size === 0) return Effect.void
@@ -119,7 +123,7 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
           return Effect.logWarning("usage flush failed; counts kept for the next flush", error)
         })
       )
-    }).pipe(Effect.uninterruptible)
+    }).pipe(flushing.withPermits(1), Effect.uninterruptible)
 
     yield* flush.pipe(Effect.repeat(Schedule.spaced(Duration.seconds(1))), Effect.forkScoped)
     yield* Effect.addFinalizer(() => flush)
