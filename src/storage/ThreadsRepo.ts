@@ -117,6 +117,13 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         )
         SELECT count(*)::int AS n FROM gone`.pipe(Effect.map(([row]) => (row?.n ?? 0) > 0))
 
+    /** Sets the title only while the thread has none (null or blank); true when it was set. */
+    const setTitleIfUntitled = (scope: Scope, id: string, title: string) =>
+      sql`UPDATE threads SET title = ${title}, updated_at = now()
+        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
+          AND (title IS NULL OR btrim(title) = '')
+        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+
     const exists = (scope: Scope, id: string) =>
       sql`SELECT 1 AS one FROM threads
         WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
@@ -152,7 +159,9 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       insert: (scope: Scope, thread: NewThread) => insert(scope, thread).pipe(Effect.orDie),
       update: (scope: Scope, id: string, changes: ThreadChanges) => update(scope, id, changes).pipe(Effect.orDie),
       remove: (scope: Scope, id: string) => remove(scope, id).pipe(Effect.orDie),
-      exists: (scope: Scope, id: string) => exists(scope, id).pipe(Effect.orDie)
+      exists: (scope: Scope, id: string) => exists(scope, id).pipe(Effect.orDie),
+      setTitleIfUntitled: (scope: Scope, id: string, title: string) =>
+        setTitleIfUntitled(scope, id, title).pipe(Effect.orDie)
     } as const
   })
 }) {}
