@@ -18,11 +18,13 @@ import { gatewayMiddleware } from "./rest/Gateway.js"
 import { MessagesLive } from "./rest/Messages.js"
 import { ClaimLive, SessionsLive } from "./rest/Sessions.js"
 import { ThreadsLive } from "./rest/Threads.js"
+import { TitlesLive } from "./rest/Titles.js"
 
 export const OPENAPI_PATH = "/v1/openapi.json"
 
 const ApiRoutes = HttpLayerRouter.addHttpApi(Api, { openapiPath: OPENAPI_PATH }).pipe(
   Layer.provide([ThreadsLive, MessagesLive, AdminLive, AuthTokensLive, SessionsLive, ClaimLive]),
+  Layer.provide(TitlesLive),
   Layer.provide([AuthenticatedLive, AdminAuthLive])
 )
 

@@ -5,6 +5,7 @@ import { AuthGroup } from "./Api/Auth.js"
 import { MessagesGroup } from "./Api/Messages.js"
 import { ClaimGroup, SessionsGroup } from "./Api/Sessions.js"
 import { ThreadsGroup } from "./Api/Threads.js"
+import { TitlesGroup } from "./Api/Titles.js"
 import { Internal, InvalidRequest, PayloadTooLarge, Unauthorized } from "./Errors.js"
 
 export class Api extends HttpApi.make("svc")
@@ -14,6 +15,7 @@ export class Api extends HttpApi.make("svc")
   .add(SessionsGroup)
   .add(ClaimGroup)
   .add(AdminGroup)
+  .add(TitlesGroup)
   .addError(InvalidRequest)
   .addError(Unauthorized)
   .addError(PayloadTooLarge)

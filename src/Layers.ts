@@ -10,6 +10,7 @@ import { Projects } from "./Projects.js"
 import { RateLimiter } from "./RateLimiter.js"
 import { SdkClients } from "./SdkClients.js"
 import { Threads } from "./Threads.js"
+import { Titles } from "./Titles.js"
 import { Usage } from "./Usage.js"
 
 /** Every service the protocols use; each needs only a SqlClient. */
@@ -25,5 +26,6 @@ export const ServicesLive = Layer.mergeAll(
   Origins.Default,
   Issuers.Default,
   Tokens.Default,
-  Usage.Default
+  Usage.Default,
+  Titles.Default
 )

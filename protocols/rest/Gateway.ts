@@ -45,10 +45,12 @@ export interface BodyPolicy {
 }
 
 /** Per-route body rules; everything under /v1 speaks JSON. */
-export const bodyPolicy = (path: string, defaultMaxBytes: number): BodyPolicy =>
-  /\/threads\/[^/]+\/messages(\/[^/]+)?$/.test(path)
+export const bodyPolicy = (path: string, defaultMaxBytes: number): BodyPolicy => {
+  if (path === "/v1/runs/stream") return { maxBytes: Math.min(defaultMaxBytes, Limits.title.bodyMaxBytes), json: true }
+  return /\/threads\/[^/]+\/messages(\/[^/]+)?$/.test(path)
     ? { maxBytes: Math.min(defaultMaxBytes, Limits.body.messageMaxBytes), json: true }
     : { maxBytes: defaultMaxBytes, json: true }
+}
 
 const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
   const length = request.headers["content-length"]
