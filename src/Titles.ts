@@ -6,6 +6,7 @@
  * first delta) happens before the stream is handed back, so the protocol can
  * still answer a JSON error.
  */
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -73,8 +74,16 @@ export class Titles extends Effect.Service<Titles>()("svc/Titles", {
         Effect.onExit((exit) =>
           Exit.isSuccess(exit) ? Effect.void : Effect.zipRight(release, Scope.close(scope, exit))
         ),
-        Effect.tapError((error) => Effect.logWarning("title generation failed", error.reason, error.cause)),
-        Effect.mapError(() => new BadGateway({ message: "the title could not be generated; try again later" }))
+        // Any cause but an interruption: a failure carried across the stream's fibers can arrive as a defect.
+        Effect.catchAllCause(
+          (cause): Effect.Effect<never, BadGateway> =>
+            Cause.isInterruptedOnly(cause)
+              ? Effect.interrupt
+              : Effect.zipRight(
+                  Effect.logWarning("title generation failed", cause),
+                  Effect.fail(new BadGateway({ message: "the title could not be generated; try again later" }))
+                )
+        )
       )
 
       const pieces: Array<string> = []

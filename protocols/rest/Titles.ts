@@ -22,10 +22,11 @@ export const TitlesLive = HttpApiBuilder.group(Api, "titles", (handlers) =>
         const caller = yield* Caller
         const deltas = yield* titles.stream(caller, payload.thread_id, payload.messages)
         const body = deltas.pipe(
-          Stream.catchAll((error) =>
+          // Every cause (the generator's failure may arrive wrapped as a defect by the stream machinery).
+          Stream.catchAllCause((cause) =>
             Stream.execute(
               Effect.zipRight(
-                Effect.logWarning("title generation failed mid-stream", error.reason, error.cause),
+                Effect.logWarning("title generation failed mid-stream", cause),
                 Effect.sync(() => NodeHttpServerRequest.toServerResponse(request).destroy())
               )
             )
