@@ -20,6 +20,7 @@ import { ProjectsLive } from "./rest/Projects.js"
 import { RunsLive } from "./rest/Runs.js"
 import { ClaimLive, SessionsLive } from "./rest/Sessions.js"
 import { ThreadsLive } from "./rest/Threads.js"
+import { TitlesLive } from "./rest/Titles.js"
 
 export const OPENAPI_PATH = "/v1/openapi.json"
 
@@ -34,6 +35,7 @@ const ApiRoutes = HttpLayerRouter.addHttpApi(Api, { openapiPath: OPENAPI_PATH })
     RunsLive,
     ProjectsLive
   ]),
+  Layer.provide(TitlesLive),
   Layer.provide([AuthenticatedLive, AdminAuthLive, ProjectApiKeyLive])
 )
 

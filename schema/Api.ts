@@ -7,6 +7,7 @@ import { ProjectsGroup } from "./Api/Projects.js"
 import { RunsGroup } from "./Api/Runs.js"
 import { ClaimGroup, SessionsGroup } from "./Api/Sessions.js"
 import { ThreadsGroup } from "./Api/Threads.js"
+import { TitlesGroup } from "./Api/Titles.js"
 import { Internal, InvalidRequest, PayloadTooLarge, Unauthorized } from "./Errors.js"
 
 export class Api extends HttpApi.make("svc")
@@ -18,6 +19,7 @@ export class Api extends HttpApi.make("svc")
   .add(AdminGroup)
   .add(RunsGroup)
   .add(ProjectsGroup)
+  .add(TitlesGroup)
   .addError(InvalidRequest)
   .addError(Unauthorized)
   .addError(PayloadTooLarge)

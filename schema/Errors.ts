@@ -35,6 +35,17 @@ export class RateLimited extends Schema.Class<RateLimited>("RateLimited")(
   HttpApiSchema.annotations({ status: 429 })
 ) {}
 
+export class QuotaExceeded extends Schema.Class<QuotaExceeded>("QuotaExceeded")(
+  { error: Schema.tag("quota_exceeded"), message: Schema.String },
+  HttpApiSchema.annotations({ status: 429 })
+) {}
+
+/** An upstream service (the title model) failed; the message never carries its details. */
+export class BadGateway extends Schema.Class<BadGateway>("BadGateway")(
+  { error: Schema.tag("bad_gateway"), message: Schema.String },
+  HttpApiSchema.annotations({ status: 502 })
+) {}
+
 export class Forbidden extends Schema.Class<Forbidden>("Forbidden")(
   { error: Schema.tag("forbidden"), message: Schema.String },
   HttpApiSchema.annotations({ status: 403 })

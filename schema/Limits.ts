@@ -84,6 +84,18 @@ export const Limits = {
     refreshTokenDays: 30
   },
   project: { nameMaxLength: 100, testUserPrefixesMax: 10, testUserPrefixMaxLength: 64 },
+  /** Thread titles (POST /v1/runs/stream, decisions.md §6). */
+  title: {
+    minWords: 2,
+    maxWords: 12,
+    /** Messages a title request may carry, and its body cap. */
+    messagesMax: 200,
+    bodyMaxBytes: 256 * 1024,
+    /** Conversation text handed to the model (the start of it). */
+    promptMaxChars: 8_000,
+    /** Generated titles a UTC calendar month by plan; null: unlimited. */
+    monthlyQuota: { hobby: 500, pro: 5_000, startup: null, enterprise: null }
+  },
   origins: { maxEntries: 32, maxLength: 255 },
   body: {
     /** Default cap on any JSON request body. */

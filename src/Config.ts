@@ -38,6 +38,12 @@ export const AppConfig = {
         )
     )
   ),
+  /** An OpenAI-compatible endpoint for thread titles; unset: titles are extractive (no model). */
+  titleModelBaseUrl: Config.option(Config.string("TITLE_MODEL_BASE_URL")),
+  titleModelApiKey: Config.option(Config.redacted("TITLE_MODEL_API_KEY")),
+  titleModel: Config.string("TITLE_MODEL").pipe(Config.withDefault("gpt-4o-mini")),
+  /** A model stream that goes this long without a delta fails. */
+  titleModelTimeoutMs: Config.integer("TITLE_MODEL_TIMEOUT_MS").pipe(Config.withDefault(30_000)),
   bootstrap: Config.boolean("BOOTSTRAP_DEFAULT_PROJECT").pipe(Config.withDefault(true)),
   /**
    * The service's public URL: the `iss` of the JWTs it signs. Unset: the

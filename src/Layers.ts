@@ -13,6 +13,7 @@ import { Runs } from "./Runs.js"
 import { Scores } from "./Scores.js"
 import { SdkClients } from "./SdkClients.js"
 import { Threads } from "./Threads.js"
+import { Titles } from "./Titles.js"
 import { Usage } from "./Usage.js"
 
 /** Every service the protocols use; each needs only a SqlClient. */
@@ -31,5 +32,6 @@ export const ServicesLive = Layer.mergeAll(
   Usage.Default,
   Runs.Default,
   Scores.Default,
-  Events.Default
+  Events.Default,
+  Titles.Default
 )

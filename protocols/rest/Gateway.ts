@@ -46,6 +46,7 @@ export interface BodyPolicy {
 
 /** Per-route body rules; everything under /v1 speaks JSON. */
 export const bodyPolicy = (path: string, defaultMaxBytes: number): BodyPolicy => {
+  if (path === "/v1/runs/stream") return { maxBytes: Math.min(defaultMaxBytes, Limits.title.bodyMaxBytes), json: true }
   if (/\/threads\/[^/]+\/messages(\/[^/]+)?$/.test(path)) {
     return { maxBytes: Math.min(defaultMaxBytes, Limits.body.messageMaxBytes), json: true }
   }

@@ -10,6 +10,7 @@ import allowedOrigins from "./migrations/0005_allowed_origins.js"
 import externalIssuers from "./migrations/0006_external_issuers.js"
 import usage from "./migrations/0007_usage.js"
 import runsScoresEvents from "./migrations/0008_runs_scores_events.js"
+import titleQuota from "./migrations/0009_title_quota.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -20,7 +21,8 @@ const loader = Migrator.fromRecord({
   "0005_allowed_origins": allowedOrigins,
   "0006_external_issuers": externalIssuers,
   "0007_usage": usage,
-  "0008_runs_scores_events": runsScoresEvents
+  "0008_runs_scores_events": runsScoresEvents,
+  "0009_title_quota": titleQuota
 })
 
 const TABLE = "effect_sql_migrations"

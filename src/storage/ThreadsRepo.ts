@@ -142,6 +142,13 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         )
         SELECT count(*)::int AS n FROM gone`.pipe(Effect.map(([row]) => (row?.n ?? 0) > 0))
 
+    /** Sets the title only while the thread has none (null or blank); true when it was set. */
+    const setTitleIfUntitled = (scope: Scope, id: string, title: string) =>
+      sql`UPDATE threads SET title = ${title}, updated_at = now()
+        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
+          AND (title IS NULL OR btrim(title) = '')
+        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+
     const exists = (scope: Scope, id: string) =>
       sql`SELECT 1 AS one FROM threads
         WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
@@ -181,7 +188,9 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       positionInProject: (projectId: string, id: string) => positionInProject(projectId, id).pipe(Effect.orDie),
       listProject: (projectId: string, options: Parameters<typeof list>[1]) =>
         listProject(projectId, options).pipe(Effect.orDie),
-      existsInProject: (projectId: string, id: string) => existsInProject(projectId, id).pipe(Effect.orDie)
+      existsInProject: (projectId: string, id: string) => existsInProject(projectId, id).pipe(Effect.orDie),
+      setTitleIfUntitled: (scope: Scope, id: string, title: string) =>
+        setTitleIfUntitled(scope, id, title).pipe(Effect.orDie)
     } as const
   })
 }) {}

@@ -29,7 +29,10 @@ const MIGRATIONS = [
   "anonymous_sessions",
   "rate_limits",
   "allowed_origins",
-  "external_issuers"
+  "external_issuers",
+  "usage",
+  "runs_scores_events",
+  "title_quota"
 ]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>

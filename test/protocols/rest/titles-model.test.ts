@@ -1,0 +1,261 @@
+/**
+ * The model-backed title generator against a local server that speaks the
+ * OpenAI Responses streaming protocol (what @effect/ai-openai 0.41 calls:
+ * `POST {base}/responses` with `stream: true`, answered with SSE events
+ * `response.created`, `response.output_text.delta`..., `response.completed`).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { asUser, createProject, type Gateway, startGateway, stores, type UserClient } from "../../layers.js"
+import { getThread, newThread } from "./helpers.js"
+
+const MODEL = "title-test-model"
+const API_KEY = "sk-fake-title-key"
+
+type Mode = "ok" | "long" | "quoted-one-word" | "http-error" | "cut-after-first-delta" | "cut-before-first-delta"
+
+interface Received {
+  readonly path: string
+  readonly authorization: string | undefined
+  readonly body: { model?: string; stream?: boolean; input?: unknown }
+}
+
+const DELTAS: Record<Mode, ReadonlyArray<string>> = {
+  ok: ['"Resetting', " a", " forgotten", " password", '."'],
+  long: "One two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+    .split(" ")
+    .map((word, index) => (index === 0 ? word : ` ${word}`)),
+  "quoted-one-word": ['"Password"'],
+  "http-error": [],
+  "cut-after-first-delta": ["Resetting", " a"],
+  "cut-before-first-delta": []
+}
+
+const response = (status: "in_progress" | "completed", text: string) => ({
+  id: "resp_test",
+  object: "response",
+  created_at: Math.floor(Date.now() / 1000),
+  status,
+  error: null,
+  incomplete_details: null,
+  instructions: null,
+  model: MODEL,
+  output:
+    status === "completed"
+      ? [
+          {
+            id: "msg_test",
+            type: "message",
+            status: "completed",
+            role: "assistant",
+            content: [{ type: "output_text", text, annotations: [] }]
+          }
+        ]
+      : [],
+  parallel_tool_calls: true,
+  tool_choice: "auto",
+  tools: [],
+  metadata: {},
+  temperature: 1,
+  top_p: 1,
+  usage: null
+})
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A fake OpenAI: records what it was asked, answers per `mode`, 30 ms between deltas. */
+const fakeOpenAi = () => {
+  const state: { mode: Mode; received: Array<Received> } = { mode: "ok", received: [] }
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", async () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}")
+      state.received.push({ path: req.url ?? "", authorization: req.headers.authorization, body })
+      const mode = state.mode
+      if (req.method !== "POST" || req.url !== "/v1/responses" || mode === "http-error") {
+        res.writeHead(mode === "http-error" ? 500 : 404, { "content-type": "application/json" })
+        res.end(JSON.stringify({ error: { message: "internal model secret details", type: "server_error" } }))
+        return
+      }
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+      let sequence = 0
+      const send = (event: Record<string, unknown>) =>
+        res.write(`event: ${event.type}\ndata: ${JSON.stringify({ ...event, sequence_number: sequence++ })}\n\n`)
+      send({ type: "response.created", response: response("in_progress", "") })
+      send({
+        type: "response.output_item.added",
+        output_index: 0,
+        item: { id: "msg_test", type: "message", status: "in_progress", role: "assistant", content: [] }
+      })
+      for (const delta of DELTAS[mode]) {
+        await sleep(30)
+        send({
+          type: "response.output_text.delta",
+          item_id: "msg_test",
+          output_index: 0,
+          content_index: 0,
+          delta,
+          logprobs: []
+        })
+      }
+      if (mode === "cut-after-first-delta" || mode === "cut-before-first-delta") {
+        await sleep(30)
+        res.destroy()
+        return
+      }
+      send({ type: "response.completed", response: response("completed", DELTAS[mode].join("")) })
+      res.end()
+    })
+  })
+  return { state, server }
+}
+
+const userText = (text: string) => ({ role: "user", content: [{ type: "text", text }] })
+
+const thisMonth = () => `${new Date().toISOString().slice(0, 7)}-01`
+
+/** The response body as the client receives it: chunk by chunk. */
+const readChunks = async (
+  baseUrl: string,
+  apiKey: string,
+  threadId: string,
+  messages: ReadonlyArray<unknown>
+): Promise<{ status: number; contentType: string | null; chunks: Array<string>; error?: unknown }> => {
+  const reply = await fetch(`${baseUrl}/v1/runs/stream`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      "svc-user-id": "alice",
+      "svc-workspace-id": "ws-model",
+      "content-type": "application/json",
+      accept: "text/plain"
+    },
+    body: JSON.stringify({ thread_id: threadId, assistant_id: "system/thread_title", messages })
+  })
+  const chunks: Array<string> = []
+  const decoder = new TextDecoder()
+  const reader = reply.body?.getReader()
+  if (reader === undefined) return { status: reply.status, contentType: reply.headers.get("content-type"), chunks }
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      chunks.push(decoder.decode(value, { stream: true }))
+    }
+  } catch (error) {
+    return { status: reply.status, contentType: reply.headers.get("content-type"), chunks, error }
+  }
+  return { status: reply.status, contentType: reply.headers.get("content-type"), chunks }
+}
+
+describe.each(stores)("thread titles from a model ($name)", (storeUnderTest) => {
+  const fake = fakeOpenAi()
+  let gateway: Gateway
+  let drop = async () => {}
+  let project: { project_id: string; api_key: string }
+  let alice: UserClient
+
+  const used = async (): Promise<number> => {
+    const rows = await gateway.sql<{ used: number }>(
+      "SELECT used FROM title_quota WHERE project_id = $1 AND month = $2::date",
+      [project.project_id, thisMonth()]
+    )
+    return rows[0]?.used ?? 0
+  }
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => fake.server.listen(0, "127.0.0.1", resolve))
+    const { port } = fake.server.address() as AddressInfo
+    const made = await storeUnderTest.make()
+    drop = made.drop
+    gateway = await startGateway(made.store, {
+      TITLE_MODEL_BASE_URL: `http://127.0.0.1:${port}/v1/`,
+      TITLE_MODEL_API_KEY: API_KEY,
+      TITLE_MODEL: MODEL
+    })
+    project = await createProject(gateway, "model-titles")
+    alice = asUser(gateway, project.api_key, "alice", "ws-model")
+  })
+
+  afterAll(async () => {
+    await gateway.close()
+    await drop()
+    await new Promise((resolve) => fake.server.close(resolve))
+  })
+
+  it("streams the model's title in several chunks, cleaned, and stores it", async () => {
+    fake.state.mode = "ok"
+    fake.state.received = []
+    const thread = await newThread(alice)
+    const result = await readChunks(gateway.baseUrl, project.api_key, thread, [
+      userText("I forgot my password and the reset email never arrives"),
+      { role: "assistant", content: "Check your spam folder first." }
+    ])
+    expect(result.status).toBe(200)
+    expect(result.contentType).toBe("text/plain; charset=utf-8")
+    expect(result.error).toBeUndefined()
+    expect(result.chunks.length, JSON.stringify(result.chunks)).toBeGreaterThan(1)
+    const title = result.chunks.join("").trim()
+    expect(title).toBe("Resetting a forgotten password")
+    expect((await getThread(alice, thread)).title).toBe(title)
+    expect(await used()).toBe(1)
+
+    expect(fake.state.received).toHaveLength(1)
+    const request = fake.state.received[0]
+    expect(request?.path).toBe("/v1/responses")
+    expect(request?.authorization).toBe(`Bearer ${API_KEY}`)
+    expect(request?.body.model).toBe(MODEL)
+    expect(request?.body.stream).toBe(true)
+    const prompt = JSON.stringify(request?.body.input)
+    expect(prompt).toContain("I forgot my password and the reset email never arrives")
+    expect(prompt).toContain("Check your spam folder first.")
+  })
+
+  it("cuts a long answer after 12 words", async () => {
+    fake.state.mode = "long"
+    const thread = await newThread(alice)
+    const result = await readChunks(gateway.baseUrl, project.api_key, thread, [userText("Count for me")])
+    expect(result.status).toBe(200)
+    expect(result.chunks.join("").trim()).toBe("One two three four five six seven eight nine ten eleven twelve")
+  })
+
+  it("replaces a one-word answer with the extractive title", async () => {
+    fake.state.mode = "quoted-one-word"
+    const thread = await newThread(alice)
+    const result = await readChunks(gateway.baseUrl, project.api_key, thread, [userText("Password reset is broken")])
+    expect(result.status).toBe(200)
+    expect(result.chunks.join("").trim()).toBe("Password reset is broken")
+  })
+
+  it.each<Mode>(["http-error", "cut-before-first-delta"])(
+    "answers 502 bad_gateway with no model details when the model fails (%s), and gives the quota back",
+    async (mode) => {
+      fake.state.mode = mode
+      const before = await used()
+      const thread = await newThread(alice)
+      const reply = await alice("POST", "/runs/stream", {
+        body: { thread_id: thread, assistant_id: "system/thread_title", messages: [userText("Anything at all")] }
+      })
+      expect(reply.status, reply.text).toBe(502)
+      expect(reply.headers.get("content-type") ?? "").toMatch(/^application\/json/)
+      expect(reply.body.error).toBe("bad_gateway")
+      expect(reply.text).not.toContain("secret")
+      expect(reply.text).not.toContain("_tag")
+      expect(await used()).toBe(before)
+      expect((await getThread(alice, thread)).title).toBeNull()
+    }
+  )
+
+  it("breaks the response (rather than end it normally) when the model fails mid-stream, and gives the quota back", async () => {
+    fake.state.mode = "cut-after-first-delta"
+    const before = await used()
+    const thread = await newThread(alice)
+    const result = await readChunks(gateway.baseUrl, project.api_key, thread, [userText("Anything at all")])
+    expect(result.status).toBe(200)
+    expect(result.error, JSON.stringify(result.chunks)).toBeDefined()
+    expect(await used()).toBe(before)
+    expect((await getThread(alice, thread)).title).toBeNull()
+  })
+})
