@@ -785,14 +785,20 @@ const fmt = (n: number | null | undefined, digits = 1): string =>
   n === null || n === undefined || Number.isNaN(n) ? "-" : n.toFixed(digits)
 
 const latency = (m: Measurement) => `${fmt(m.latencyMs.p50, 2)} / ${fmt(m.latencyMs.p99, 2)}`
+/**
+ * Server CPU ms per 2xx response: steadier than req/s when other work on the
+ * machine takes the cores (the server is then descheduled while its loop is "busy").
+ */
+const cpuMsPerRequest = (m: Measurement): number | null =>
+  m.cpu.server === null || m.rps <= 0 ? null : (m.cpu.server * 10) / m.rps
 const serverCpu = (m: Measurement) =>
   m.cpu.server === null ? "-" : `${fmt(m.cpu.server, 0)} (${fmt(m.cpu.serverEventLoop, 2)})`
 const pair = (a: number | null, b: number | null) => `${fmt(a, 0)} / ${fmt(b, 0)}`
 
 const table = (results: ReadonlyArray<WorkloadResult>, logging: ReadonlyArray<LoggingResult>): string => {
   const rows = [
-    "| workload | baseline | gateway req/s | baseline req/s | ratio | target | pass | gateway p50 / p99 ms | baseline p50 / p99 ms | gateway CPU % (loop busy) | baseline CPU % (loop busy) | postgres CPU % gw / base | machine CPU % gw / base |",
-    "|---|---|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|"
+    "| workload | baseline | gateway req/s | baseline req/s | ratio | target | pass | gateway p50 / p99 ms | baseline p50 / p99 ms | gateway CPU % (loop busy) | baseline CPU % (loop busy) | server CPU ms / req gw / base | postgres CPU % gw / base | machine CPU % gw / base |",
+    "|---|---|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|"
   ]
   for (const r of results) {
     for (const [i, b] of [r.baseline, ...r.otherBaselines].entries()) {
@@ -811,6 +817,7 @@ const table = (results: ReadonlyArray<WorkloadResult>, logging: ReadonlyArray<Lo
         latency(m),
         serverCpu(g),
         serverCpu(m),
+        `${fmt(cpuMsPerRequest(g), 2)} / ${fmt(cpuMsPerRequest(m), 2)}`,
         pair(g.cpu.postgres, m.cpu.postgres),
         pair(g.cpu.machine, m.cpu.machine)
       ]
@@ -830,6 +837,7 @@ const table = (results: ReadonlyArray<WorkloadResult>, logging: ReadonlyArray<Lo
       latency(l.warn),
       serverCpu(l.info),
       serverCpu(l.warn),
+      `${fmt(cpuMsPerRequest(l.info), 2)} / ${fmt(cpuMsPerRequest(l.warn), 2)}`,
       pair(l.info.cpu.postgres, l.warn.cpu.postgres),
       pair(l.info.cpu.machine, l.warn.cpu.machine)
     ]
@@ -917,7 +925,16 @@ const main = async () => {
     ratios: Object.fromEntries(
       results.map((r) => [
         r.workload,
-        { ratio: r.baseline.ratio, baseline: r.baseline.name, target: r.target, pass: r.pass }
+        {
+          ratio: r.baseline.ratio,
+          baseline: r.baseline.name,
+          target: r.target,
+          pass: r.pass,
+          serverCpuMsPerRequest: {
+            gateway: cpuMsPerRequest(r.gateway),
+            baseline: cpuMsPerRequest(r.baseline.measurement)
+          }
+        }
       ])
     ),
     workloads: results,
