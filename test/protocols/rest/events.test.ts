@@ -217,24 +217,32 @@ describe.each(stores)("engagement events ($name)", (storeUnderTest) => {
   })
 
   it("600 events a minute per user: the 601st is 429 rate_limited with Retry-After; others are unaffected", async () => {
-    await awayFromMinuteEdge()
-    const flood = asUser(handle.current, project.api_key, "flood", "ws-flood")
     const batch = Array.from({ length: 50 }, (_, i) => ({ kind: "suggestions_shown", value: i }))
-    const replies = await inBatches(12, () => send(flood, batch), 4)
-    for (const reply of replies) expectAccepted(reply, 50)
-    const refused = await send(flood, [{ kind: "suggestions_shown" }])
-    expectError(refused, 429)
+    // Windows are fixed minutes: a burst that straddles one (a very slow machine) is tried again with a fresh user.
+    let refused: Reply | undefined
+    for (let attempt = 0; attempt < 3 && refused === undefined; attempt++) {
+      await awayFromMinuteEdge()
+      const minute = Math.floor(Date.now() / 60_000)
+      const user = `flood-${attempt}`
+      const flood = asUser(handle.current, project.api_key, user, "ws-flood")
+      const replies = await inBatches(12, () => send(flood, batch), 4)
+      const last = await send(flood, [{ kind: "suggestions_shown" }])
+      // Counted per user: the same user in another workspace is limited too.
+      const elsewhere = await send(asUser(handle.current, project.api_key, user, "ws-other"), [{ kind: "run_stopped" }])
+      if (Math.floor(Date.now() / 60_000) !== minute) continue
+      for (const reply of replies) expectAccepted(reply, 50)
+      expectError(last, 429)
+      expectError(elsewhere, 429)
+      refused = last
+    }
+    if (refused === undefined) throw new Error("every burst straddled a minute window")
     const retryAfter = Number(refused.headers.get("retry-after"))
     expect(Number.isInteger(retryAfter)).toBe(true)
     expect(retryAfter).toBeGreaterThanOrEqual(1)
     expect(retryAfter).toBeLessThanOrEqual(60)
-    // Counted per user: the same user in another workspace is still limited; others are not.
-    expectError(
-      await send(asUser(handle.current, project.api_key, "flood", "ws-other"), [{ kind: "run_stopped" }]),
-      429
-    )
+    // Other users are not limited…
     expectAccepted(await send(asUser(handle.current, project.api_key, "calm", "ws-flood"), batch), 50)
     // …and per project: the same user id in another project has its own budget.
-    expectAccepted(await send(asUser(handle.current, other.api_key, "flood", "ws-flood"), batch), 50)
+    expectAccepted(await send(asUser(handle.current, other.api_key, "flood-0", "ws-flood"), batch), 50)
   })
 })
