@@ -229,10 +229,15 @@ describe.each(stores)("engagement events ($name)", (storeUnderTest) => {
       const last = await send(flood, [{ kind: "suggestions_shown" }])
       // Counted per user: the same user in another workspace is limited too.
       const elsewhere = await send(asUser(handle.current, project.api_key, user, "ws-other"), [{ kind: "run_stopped" }])
+      // Other users are not limited, nor the same user id in another project.
+      const calm = await send(asUser(handle.current, project.api_key, `calm-${attempt}`, "ws-flood"), batch)
+      const otherProject = await send(asUser(handle.current, other.api_key, user, "ws-flood"), batch)
       if (Math.floor(Date.now() / 60_000) !== minute) continue
       for (const reply of replies) expectAccepted(reply, 50)
       expectError(last, 429)
       expectError(elsewhere, 429)
+      expectAccepted(calm, 50)
+      expectAccepted(otherProject, 50)
       refused = last
     }
     if (refused === undefined) throw new Error("every burst straddled a minute window")
@@ -240,9 +245,5 @@ describe.each(stores)("engagement events ($name)", (storeUnderTest) => {
     expect(Number.isInteger(retryAfter)).toBe(true)
     expect(retryAfter).toBeGreaterThanOrEqual(1)
     expect(retryAfter).toBeLessThanOrEqual(60)
-    // Other users are not limited…
-    expectAccepted(await send(asUser(handle.current, project.api_key, "calm", "ws-flood"), batch), 50)
-    // …and per project: the same user id in another project has its own budget.
-    expectAccepted(await send(asUser(handle.current, other.api_key, "flood-0", "ws-flood"), batch), 50)
   })
 })
