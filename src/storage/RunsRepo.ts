@@ -129,10 +129,11 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
         return { _tag: "ThreadNotFound" } satisfies InsertOutcome
       })
 
-    /** The thread of a run in the caller's workspace, or undefined. */
+    /** The thread of a run whose thread is in the caller's workspace (claims move threads), or undefined. */
     const threadOf = (scope: Scope, runId: string) =>
-      sql<{ thread_id: string }>`SELECT thread_id FROM runs
-        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${runId}`.pipe(
+      sql<{ thread_id: string }>`SELECT r.thread_id FROM runs r
+        JOIN threads t ON t.project_id = r.project_id AND t.id = r.thread_id
+        WHERE r.project_id = ${scope.projectId} AND r.id = ${runId} AND t.workspace_id = ${scope.workspaceId}`.pipe(
         Effect.map((rows) => rows[0]?.thread_id)
       )
 

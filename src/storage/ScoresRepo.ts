@@ -17,7 +17,10 @@ export interface NewScore {
   readonly runId: string | null
 }
 
-/** Which of the given targets exist in the caller's workspace, and the thread each belongs to. */
+/**
+ * Which of the given targets exist in the caller's workspace, and the thread each belongs to. A message
+ * or run is in the workspace its thread is in now (a claim moves threads, not the rows that hang off them).
+ */
 export interface TargetThreads {
   readonly thread: string | null
   readonly message_thread: string | null
@@ -52,9 +55,10 @@ export class ScoresRepo extends Effect.Service<ScoresRepo>()("svc/ScoresRepo", {
             JOIN threads t ON t.project_id = m.project_id AND t.id = m.thread_id
             WHERE m.project_id = ${scope.projectId} AND m.id = ${given.messageId ?? null}
               AND t.workspace_id = ${scope.workspaceId}) AS message_thread,
-          (SELECT thread_id FROM runs
-            WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId}
-              AND id = ${given.runId ?? null}) AS run_thread`.pipe(
+          (SELECT r.thread_id FROM runs r
+            JOIN threads t ON t.project_id = r.project_id AND t.id = r.thread_id
+            WHERE r.project_id = ${scope.projectId} AND r.id = ${given.runId ?? null}
+              AND t.workspace_id = ${scope.workspaceId}) AS run_thread`.pipe(
         Effect.map((rows) => rows[0] ?? { thread: null, message_thread: null, run_thread: null })
       )
 

@@ -176,13 +176,17 @@ export const asJwtUser = async (
   return asFrontend(gateway, project.project_id, reply.body.token as string)
 }
 
-/** A new anonymous user on the project's frontend URL, with its user id (also its workspace). */
+/** A new anonymous user on the project's frontend URL, with its user id (also its workspace) and refresh token. */
 export const asAnonymous = async (gateway: Gateway, projectId: string) => {
   const reply = await call(gateway.baseUrl, "POST", `/p/${projectId}/v1/auth/tokens/anonymous`)
   expect(reply.status, reply.text).toBe(200)
   const token = reply.body.access_token as string
   const payload = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as { sub: string }
-  return { client: asFrontend(gateway, projectId, token), userId: payload.sub }
+  return {
+    client: asFrontend(gateway, projectId, token),
+    userId: payload.sub,
+    refreshToken: reply.body.refresh_token.token as string
+  }
 }
 
 /** A caller of the read-only project API (`/v1/projects...`) with an API key. */

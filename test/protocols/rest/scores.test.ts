@@ -165,6 +165,27 @@ describe.each(stores)("scores ($name)", (storeUnderTest) => {
     })
   })
 
+  it("after a claim, the new owner scores the moved thread, its messages and its runs", async () => {
+    const anonymous = await asAnonymous(handle.current, project.project_id)
+    const moved = await newThread(anonymous.client)
+    const movedMessage = await newMessage(anonymous.client, moved)
+    const movedRun = await newRun(anonymous.client, moved)
+    const claimed = await alice("POST", "/threads/claim", { body: { refresh_token: anonymous.refreshToken } })
+    expect(claimed.status, claimed.text).toBe(200)
+    expect(claimed.body.moved).toBe(1)
+    const replies = await Promise.all([
+      score(alice, { name: "claimed", data_type: "numeric", value: 1, thread_id: moved }),
+      score(alice, { name: "claimed", data_type: "numeric", value: 1, message_id: movedMessage }),
+      score(alice, { name: "claimed", data_type: "numeric", value: 1, run_id: movedRun })
+    ])
+    for (const reply of replies) expect(reply.status, reply.text).toBe(201)
+    // …and the anonymous user no longer can.
+    expectError(
+      await score(anonymous.client, { name: "claimed", data_type: "numeric", value: 1, run_id: movedRun }),
+      404
+    )
+  })
+
   it("JWT and anonymous callers score their own workspace's targets; anonymous cannot reach others", async () => {
     const jwt = await asJwtUser(handle.current, project, "alice", "ws-1")
     const viaJwt = await score(jwt, { name: "jwt", data_type: "numeric", value: 5, run_id: run })
