@@ -2,6 +2,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { AdminGroup } from "./Api/Admin.js"
 import { AuthGroup } from "./Api/Auth.js"
+import { FilesGroup } from "./Api/Files.js"
 import { MessagesGroup } from "./Api/Messages.js"
 import { ClaimGroup, SessionsGroup } from "./Api/Sessions.js"
 import { ThreadsGroup } from "./Api/Threads.js"
@@ -14,6 +15,7 @@ export class Api extends HttpApi.make("svc")
   .add(SessionsGroup)
   .add(ClaimGroup)
   .add(AdminGroup)
+  .add(FilesGroup)
   .addError(InvalidRequest)
   .addError(Unauthorized)
   .addError(PayloadTooLarge)

@@ -9,6 +9,7 @@ import rateLimits from "./migrations/0004_rate_limits.js"
 import allowedOrigins from "./migrations/0005_allowed_origins.js"
 import externalIssuers from "./migrations/0006_external_issuers.js"
 import usage from "./migrations/0007_usage.js"
+import blobSecret from "./migrations/0010_blob_secret.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -18,7 +19,8 @@ const loader = Migrator.fromRecord({
   "0004_rate_limits": rateLimits,
   "0005_allowed_origins": allowedOrigins,
   "0006_external_issuers": externalIssuers,
-  "0007_usage": usage
+  "0007_usage": usage,
+  "0010_blob_secret": blobSecret
 })
 
 const TABLE = "effect_sql_migrations"
