@@ -59,12 +59,18 @@ export const layer = (bucket: string) =>
         }
       })
 
+      /**
+       * The presigner leaves Content-Type out of the signature by default;
+       * signed, the bucket refuses a PUT with any other type (a GET sends none).
+       */
+      const signableHeaders = new Set(["content-type"])
+
       const presign = (command: PutObjectCommand | GetObjectCommand, seconds: number) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
           // SigV4 dates have whole seconds: the URL expires at signingDate + seconds.
           const signingDate = new Date(Math.floor(now / 1000) * 1000)
           return Effect.map(
-            Effect.promise(() => getSignedUrl(client, command, { expiresIn: seconds, signingDate })),
+            Effect.promise(() => getSignedUrl(client, command, { expiresIn: seconds, signingDate, signableHeaders })),
             (url) => ({ url, expiresAt: new Date(signingDate.getTime() + seconds * 1000) })
           )
         })
