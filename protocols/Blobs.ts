@@ -67,7 +67,12 @@ const serve = (blobs: ServedBlobs, method: "PUT" | "GET") =>
     return HttpServerResponse.stream(found.value.body, {
       contentType: attachmentType(key) ?? "application/octet-stream",
       contentLength: found.value.size,
-      headers: { "cache-control": "private, max-age=900", "x-content-type-options": "nosniff" }
+      headers: {
+        "cache-control": "private, max-age=900",
+        // User content on the gateway's own origin: never sniffed, never run as a page.
+        "x-content-type-options": "nosniff",
+        "content-security-policy": "default-src 'none'; sandbox"
+      }
     })
   })
 

@@ -4,7 +4,16 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signBlobRequest } from "../../../src/blobs/Local.js"
 import { workspaceSegment } from "../../../src/Files.js"
-import { admin, asUser, call, createProject, stores, type UserClient, useGateway } from "../../layers.js"
+import {
+  admin,
+  asUser,
+  call,
+  createProject,
+  type StoreUnderTest,
+  stores,
+  type UserClient,
+  useGateway
+} from "../../layers.js"
 import {
   binary,
   CAP,
@@ -158,6 +167,15 @@ describe.each(stores)("attachments on the local store ($name)", (storeUnderTest)
     expectError(await alice("POST", DOWNLOAD, { body: { key: upload.key } }), 404)
     // A GET signed for a key with no file behind it.
     expectError(await call(await signed("GET", upload.key, Math.floor(Date.now() / 1000) + 60), "GET", ""), 404)
+    // A chunked body under the cap is stored.
+    const small = await rawRequest(url, {
+      method: "PUT",
+      headers: { "content-type": "application/pdf" },
+      body: Buffer.alloc(100_000, 8),
+      chunked: true
+    })
+    expect(small.status, small.text).toBe(200)
+    expect(readFileSync(join(blobDir, ...upload.key.split("/")))).toEqual(Buffer.alloc(100_000, 8))
   })
 
   it("accepts only the listed types, by extension", async () => {
@@ -267,5 +285,34 @@ describe.each(stores)("attachments on the local store ($name)", (storeUnderTest)
     // A URL signed for one project is refused under another project's base URL.
     const elsewhere = url.replace(`/p/${project.project_id}/`, `/p/${other.project_id}/`)
     expect((await put(elsewhere, Buffer.from("x"), "text/csv")).status).toBe(403)
+  })
+})
+
+describe("attachments with BLOB_SIGNING_SECRET (pglite)", () => {
+  const blobDir = mkdtempSync(join(tmpdir(), "svc-blobs-"))
+  const SECRET = "a-configured-secret-of-at-least-32-chars"
+  // The embedded store is always first.
+  const handle = useGateway(stores[0] as StoreUnderTest, {
+    BLOB_DIR: blobDir,
+    BLOB_SIGNING_SECRET: SECRET
+  })
+  afterAll(() => rmSync(blobDir, { recursive: true, force: true }))
+
+  it("signs with the configured secret and stores none", async () => {
+    const project = await createProject(handle.current, "configured")
+    const alice = asUser(handle.current, project.api_key, "alice", "ws-1")
+    const upload = expectUpload(await alice("POST", UPLOAD, { body: { filename: "x.txt" } }))
+    const url = new URL(upload.signedUrl)
+    const expires = url.searchParams.get("expires") ?? ""
+    expect(url.searchParams.get("signature")).toBe(
+      signBlobRequest(SECRET, { method: "PUT", key: upload.key, expires, contentType: "text/plain" })
+    )
+    const stored = await put(
+      `${handle.current.baseUrl}${url.pathname}${url.search}`,
+      Buffer.from("hello"),
+      "text/plain"
+    )
+    expect(stored.status).toBe(200)
+    expect(await handle.current.sql("SELECT secret FROM blob_signing_secret")).toEqual([])
   })
 })
