@@ -29,7 +29,9 @@ const MIGRATIONS = [
   "anonymous_sessions",
   "rate_limits",
   "allowed_origins",
-  "external_issuers"
+  "external_issuers",
+  "usage",
+  "blob_secret"
 ]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>
