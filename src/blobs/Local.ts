@@ -171,11 +171,15 @@ export const layer = Layer.effect(
         return sameText(request.signature, signBlobRequest(secret, request))
       })
 
+    /** Absent is none; any other failure (permissions, I/O) is a fault of ours. */
     const fileSize = (key: string) =>
       Effect.promise(() =>
         stat(pathOf(key)).then(
           (stats) => (stats.isFile() ? Option.some({ size: stats.size }) : Option.none()),
-          () => Option.none()
+          (error: NodeJS.ErrnoException) => {
+            if (error.code === "ENOENT" || error.code === "ENOTDIR") return Option.none()
+            throw error
+          }
         )
       )
 
