@@ -9,11 +9,13 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "../schema/Api.js"
 import { AppConfig } from "../src/Config.js"
+import { BlobRoutes } from "./Blobs.js"
 import { HealthRoutes } from "./Health.js"
 import { JwksRoutes } from "./Jwks.js"
 import { AdminLive } from "./rest/Admin.js"
 import { AdminAuthLive, AuthenticatedLive, ProjectApiKeyLive } from "./rest/Auth.js"
 import { AuthTokensLive } from "./rest/AuthTokens.js"
+import { FilesLive } from "./rest/Files.js"
 import { gatewayMiddleware } from "./rest/Gateway.js"
 import { MessagesLive } from "./rest/Messages.js"
 import { ProjectsLive } from "./rest/Projects.js"
@@ -36,6 +38,7 @@ const ApiRoutes = HttpLayerRouter.addHttpApi(Api, { openapiPath: OPENAPI_PATH })
     ProjectsLive
   ]),
   Layer.provide(TitlesLive),
+  Layer.provide(FilesLive),
   Layer.provide([AuthenticatedLive, AdminAuthLive, ProjectApiKeyLive])
 )
 
@@ -43,7 +46,7 @@ const Docs = HttpApiScalar.layerHttpLayerRouter({ api: Api, path: "/docs" })
 
 export const RoutesLive = Layer.unwrapEffect(
   Effect.map(AppConfig.maxBodyBytes, (maxBodyBytes) =>
-    Layer.mergeAll(ApiRoutes, HealthRoutes, JwksRoutes, Docs, gatewayMiddleware(maxBodyBytes))
+    Layer.mergeAll(ApiRoutes, HealthRoutes, JwksRoutes, Docs, gatewayMiddleware(maxBodyBytes), BlobRoutes)
   )
 )
 

@@ -2,6 +2,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { AdminGroup } from "./Api/Admin.js"
 import { AuthGroup } from "./Api/Auth.js"
+import { FilesGroup } from "./Api/Files.js"
 import { MessagesGroup } from "./Api/Messages.js"
 import { ProjectsGroup } from "./Api/Projects.js"
 import { RunsGroup } from "./Api/Runs.js"
@@ -20,6 +21,7 @@ export class Api extends HttpApi.make("svc")
   .add(RunsGroup)
   .add(ProjectsGroup)
   .add(TitlesGroup)
+  .add(FilesGroup)
   .addError(InvalidRequest)
   .addError(Unauthorized)
   .addError(PayloadTooLarge)

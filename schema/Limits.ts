@@ -97,6 +97,19 @@ export const Limits = {
     monthlyQuota: { hobby: 500, pro: 5_000, startup: null, enterprise: null }
   },
   origins: { maxEntries: 32, maxLength: 255 },
+  attachment: {
+    /** 25 MB (MiB, as every byte size here): the largest file a signed upload URL takes (spec part 8). */
+    maxBytes: 25 * 1024 * 1024,
+    /** Presigned upload and download URLs live 15 minutes (spec part 8). */
+    urlSeconds: 15 * 60,
+    /** The `filename` of an upload request, in characters. */
+    filenameMaxLength: 255,
+    /** The sanitized file name kept in the key, without its extension. */
+    keyNameMaxLength: 100,
+    /** A `key` or `url` in a download request, in characters. */
+    keyMaxLength: 512,
+    urlMaxLength: 2048
+  },
   body: {
     /** Default cap on any JSON request body. */
     defaultMaxBytes: 1024 * 1024,

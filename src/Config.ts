@@ -45,6 +45,22 @@ export const AppConfig = {
   /** A model stream that goes this long without a delta fails. */
   titleModelTimeoutMs: Config.integer("TITLE_MODEL_TIMEOUT_MS").pipe(Config.withDefault(30_000)),
   bootstrap: Config.boolean("BOOTSTRAP_DEFAULT_PROJECT").pipe(Config.withDefault(true)),
+  /** Where the local blob store keeps attachments; unset: `${DATA_DIR}/blobs`. */
+  blobDir: Config.option(Config.string("BLOB_DIR")),
+  /** HMAC key of the local store's signed URLs; unset: generated once and kept in the database. */
+  blobSigningSecret: Config.option(Config.redacted("BLOB_SIGNING_SECRET")).pipe(
+    Config.map(Option.filter((secret) => Redacted.value(secret).trim() !== ""))
+  ),
+  /** Set: attachments go to this S3 bucket (any S3-compatible endpoint) instead of the local store. */
+  s3Bucket: Config.option(Config.string("S3_BUCKET")).pipe(Config.map(Option.filter((bucket) => bucket !== ""))),
+  s3Endpoint: Config.option(Config.string("S3_ENDPOINT")),
+  s3Region: Config.string("S3_REGION").pipe(Config.withDefault("us-east-1")),
+  /** Both unset: the AWS SDK's default credential chain (environment, profile, instance role). */
+  s3AccessKeyId: Config.option(Config.string("S3_ACCESS_KEY_ID")),
+  s3SecretAccessKey: Config.option(Config.redacted("S3_SECRET_ACCESS_KEY")),
+  s3ForcePathStyle: Config.boolean("S3_FORCE_PATH_STYLE").pipe(Config.withDefault(false)),
+  /** The base of the `publicUrl` of an S3 attachment; unset: derived from the endpoint and bucket. */
+  s3PublicUrl: Config.option(Config.string("S3_PUBLIC_URL")),
   /**
    * The service's public URL: the `iss` of the JWTs it signs. Unset: the
    * address it listens on (`http://HOST:PORT`), right only for local use.

@@ -1,10 +1,16 @@
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { ApiKeys } from "./auth/ApiKeys.js"
 import { Issuers } from "./auth/Issuers.js"
 import { Sessions } from "./auth/Sessions.js"
 import { SigningKeys } from "./auth/SigningKeys.js"
 import { Tokens } from "./auth/Tokens.js"
+import * as LocalBlobs from "./blobs/Local.js"
+import * as S3Blobs from "./blobs/S3.js"
+import { AppConfig } from "./Config.js"
 import { Events } from "./Events.js"
+import { Files } from "./Files.js"
 import { Messages } from "./Messages.js"
 import { Origins } from "./Origins.js"
 import { Projects } from "./Projects.js"
@@ -15,6 +21,11 @@ import { SdkClients } from "./SdkClients.js"
 import { Threads } from "./Threads.js"
 import { Titles } from "./Titles.js"
 import { Usage } from "./Usage.js"
+
+/** Attachments: the S3 bucket named by S3_BUCKET, else files under BLOB_DIR served by the gateway. */
+export const BlobStoreLive = Layer.unwrapEffect(
+  Effect.map(AppConfig.s3Bucket, (bucket) => (Option.isSome(bucket) ? S3Blobs.layer(bucket.value) : LocalBlobs.layer))
+)
 
 /** Every service the protocols use; each needs only a SqlClient. */
 export const ServicesLive = Layer.mergeAll(
@@ -33,5 +44,6 @@ export const ServicesLive = Layer.mergeAll(
   Runs.Default,
   Scores.Default,
   Events.Default,
-  Titles.Default
+  Titles.Default,
+  Files.Default.pipe(Layer.provideMerge(BlobStoreLive))
 )

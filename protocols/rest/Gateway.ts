@@ -55,6 +55,12 @@ export const bodyPolicy = (path: string, defaultMaxBytes: number): BodyPolicy =>
   return { maxBytes: defaultMaxBytes, json: true }
 }
 
+/** The local store's blob uploads (protocols/Blobs.ts): any accepted type, up to the attachment cap. */
+const routePolicy = (path: string, defaultMaxBytes: number): BodyPolicy =>
+  path.startsWith("/v1/blobs/")
+    ? { maxBytes: Limits.attachment.maxBytes, json: false }
+    : bodyPolicy(path, defaultMaxBytes)
+
 const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
   const length = request.headers["content-length"]
   return (length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined
@@ -211,7 +217,7 @@ const serve = (
 ) =>
   Effect.gen(function* () {
     if (hasBody(request)) {
-      const policy = bodyPolicy(request.url.split("?")[0] ?? "", defaultMaxBytes)
+      const policy = routePolicy(request.url.split("?")[0] ?? "", defaultMaxBytes)
       const declared = request.headers["content-length"]
       if (declared !== undefined && Number(declared) > policy.maxBytes) {
         return tooLarge(`request body is larger than ${policy.maxBytes} bytes`)

@@ -11,6 +11,7 @@ import externalIssuers from "./migrations/0006_external_issuers.js"
 import usage from "./migrations/0007_usage.js"
 import runsScoresEvents from "./migrations/0008_runs_scores_events.js"
 import titleQuota from "./migrations/0009_title_quota.js"
+import blobSecret from "./migrations/0010_blob_secret.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -22,7 +23,8 @@ const loader = Migrator.fromRecord({
   "0006_external_issuers": externalIssuers,
   "0007_usage": usage,
   "0008_runs_scores_events": runsScoresEvents,
-  "0009_title_quota": titleQuota
+  "0009_title_quota": titleQuota,
+  "0010_blob_secret": blobSecret
 })
 
 const TABLE = "effect_sql_migrations"

@@ -32,7 +32,8 @@ const MIGRATIONS = [
   "external_issuers",
   "usage",
   "runs_scores_events",
-  "title_quota"
+  "title_quota",
+  "blob_secret"
 ]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>

@@ -1,0 +1,20 @@
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import { NotFound, PayloadTooLarge } from "../Errors.js"
+import { DownloadUrl, DownloadUrlRequest, UploadUrl, UploadUrlRequest } from "../File.js"
+import { Authenticated } from "./Security.js"
+
+export class FilesGroup extends HttpApiGroup.make("files")
+  .add(
+    HttpApiEndpoint.post("uploadUrl", "/files/attachments/generate-presigned-upload-url")
+      .setPayload(UploadUrlRequest)
+      .addSuccess(UploadUrl)
+  )
+  .add(
+    HttpApiEndpoint.post("downloadUrl", "/files/attachments/generate-presigned-download-url")
+      .setPayload(DownloadUrlRequest)
+      .addSuccess(DownloadUrl)
+      .addError(NotFound)
+      .addError(PayloadTooLarge)
+  )
+  .middleware(Authenticated) {}

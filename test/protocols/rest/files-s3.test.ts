@@ -1,0 +1,172 @@
+/**
+ * Attachments on the S3 store, against s3rver (an S3 implementation that
+ * checks SigV4 signatures and expiry) started here on a free port.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import S3rver from "@20minutes/s3rver"
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3"
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { asUser, call, createProject, stores, type UserClient, useGateway } from "../../layers.js"
+import {
+  binary,
+  CAP,
+  DOWNLOAD,
+  expectDownload,
+  expectUpload,
+  getBytes,
+  put,
+  tamperSignature,
+  UPLOAD
+} from "./files-helpers.js"
+import { expectError } from "./helpers.js"
+
+const BUCKET = "attachments"
+const directory = mkdtempSync(join(tmpdir(), "svc-s3rver-"))
+/**
+ * The bucket is made by s3rver at start: s3rver 4 canonicalizes a bucket-only
+ * path as `/attachments` where SDK v3 signs `/attachments/`, so CreateBucket
+ * from the client fails its signature check (object requests are unaffected).
+ */
+const server = new S3rver({
+  address: "127.0.0.1",
+  port: 0,
+  silent: true,
+  directory,
+  configureBuckets: [{ name: BUCKET, configs: [] }]
+})
+/** Filled in once s3rver listens, before any gateway starts (top-level hooks run first). */
+const env: Record<string, string> = {
+  S3_BUCKET: BUCKET,
+  S3_REGION: "us-east-1",
+  S3_ACCESS_KEY_ID: "S3RVER",
+  S3_SECRET_ACCESS_KEY: "S3RVER",
+  S3_FORCE_PATH_STYLE: "true"
+}
+let s3: S3Client
+
+beforeAll(async () => {
+  const { port } = await server.run()
+  env.S3_ENDPOINT = `http://127.0.0.1:${port}`
+  s3 = new S3Client({
+    region: "us-east-1",
+    endpoint: env.S3_ENDPOINT,
+    forcePathStyle: true,
+    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+    requestChecksumCalculation: "WHEN_REQUIRED"
+  })
+})
+
+afterAll(async () => {
+  s3.destroy()
+  await server.close()
+  rmSync(directory, { recursive: true, force: true })
+})
+
+describe.each(stores)("attachments on S3 ($name)", (storeUnderTest) => {
+  const handle = useGateway(storeUnderTest, env)
+  let project: { project_id: string; api_key: string }
+  let alice: UserClient
+  let bob: UserClient
+  let stranger: UserClient
+
+  beforeAll(async () => {
+    project = await createProject(handle.current, "files")
+    const other = await createProject(handle.current, "other")
+    alice = asUser(handle.current, project.api_key, "alice", "ws-1")
+    bob = asUser(handle.current, project.api_key, "bob", "ws-2")
+    stranger = asUser(handle.current, other.api_key, "alice", "ws-1")
+  })
+
+  const uploaded = async (client: UserClient, filename: string, bytes: Buffer, contentType: string) => {
+    const upload = expectUpload(await client("POST", UPLOAD, { body: { filename } }))
+    const stored = await put(upload.signedUrl, bytes, contentType)
+    expect(stored.status, await stored.text()).toBe(200)
+    return upload
+  }
+
+  it("uploads real bytes to the bucket and downloads them back, by key and by url", async () => {
+    const bytes = binary(20_000)
+    const upload = await uploaded(alice, "Scan.PNG", bytes, "image/png")
+    const signed = new URL(upload.signedUrl)
+    expect(`${signed.origin}${signed.pathname}`).toBe(`${env.S3_ENDPOINT}/${BUCKET}/${upload.key}`)
+    expect(signed.searchParams.get("X-Amz-Expires")).toBe("900")
+    expect(signed.searchParams.get("X-Amz-SignedHeaders")?.split(";")).toContain("content-type")
+    expect([...signed.searchParams.keys()].filter((name) => name.toLowerCase().includes("checksum"))).toEqual([])
+    expect(upload.publicUrl).toBe(`${env.S3_ENDPOINT}/${BUCKET}/${upload.key}`)
+    const head = await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: upload.key }))
+    expect(head.ContentType).toBe("image/png")
+    expect(head.ContentLength).toBe(bytes.length)
+
+    for (const body of [{ key: upload.key }, { url: upload.publicUrl }]) {
+      const download = expectDownload(await alice("POST", DOWNLOAD, { body }))
+      expect(download.key).toBe(upload.key)
+      expect(new URL(download.signedUrl).searchParams.get("X-Amz-Expires")).toBe("900")
+      const fetched = await getBytes(download.signedUrl)
+      expect(fetched.status).toBe(200)
+      expect(fetched.headers.get("content-type")).toBe("image/png")
+      expect(fetched.bytes).toEqual(bytes)
+    }
+  })
+
+  it("the bucket refuses a tampered URL: signature, key, content type", async () => {
+    const upload = expectUpload(await alice("POST", UPLOAD, { body: { filename: "doc.pdf" } }))
+    const bytes = binary(500)
+    expect((await put(tamperSignature(upload.signedUrl, "X-Amz-Signature"), bytes, "application/pdf")).status).toBe(403)
+    const otherKey = upload.signedUrl.replace("/doc.pdf?", "/doc2.pdf?")
+    expect(otherKey).not.toBe(upload.signedUrl)
+    expect((await put(otherKey, bytes, "application/pdf")).status).toBe(403)
+    expect((await put(upload.signedUrl, bytes, "text/plain")).status).toBe(403)
+    expectError(await alice("POST", DOWNLOAD, { body: { key: upload.key } }), 404)
+    expect((await put(upload.signedUrl, bytes, "application/pdf")).status).toBe(200)
+    const download = expectDownload(await alice("POST", DOWNLOAD, { body: { key: upload.key } }))
+    expect((await getBytes(tamperSignature(download.signedUrl, "X-Amz-Signature"))).status).toBe(403)
+    expect((await getBytes(download.signedUrl)).bytes).toEqual(bytes)
+  })
+
+  it("the bucket refuses an expired URL of the same form", async () => {
+    const upload = await uploaded(alice, "old.txt", Buffer.from("old"), "text/plain")
+    const signingDate = new Date(Date.now() - 3600_000)
+    const command = (kind: "get" | "put") =>
+      kind === "get"
+        ? new GetObjectCommand({ Bucket: BUCKET, Key: upload.key })
+        : new PutObjectCommand({ Bucket: BUCKET, Key: upload.key, ContentType: "text/plain" })
+    const expiredGet = await getSignedUrl(s3, command("get"), { expiresIn: 900, signingDate })
+    expect((await getBytes(expiredGet)).status).toBe(403)
+    const expiredPut = await getSignedUrl(s3, command("put"), { expiresIn: 900, signingDate })
+    expect((await put(expiredPut, Buffer.from("new"), "text/plain")).status).toBe(403)
+    const fresh = expectDownload(await alice("POST", DOWNLOAD, { body: { key: upload.key } }))
+    expect((await getBytes(fresh.signedUrl)).bytes.toString()).toBe("old")
+  })
+
+  it("answers 404 for another workspace's or project's key, 413 for an object over 25 MB", async () => {
+    const upload = await uploaded(alice, "data.json", Buffer.from('{"a":1}'), "application/json")
+    expectError(await bob("POST", DOWNLOAD, { body: { key: upload.key } }), 404)
+    expectError(await stranger("POST", DOWNLOAD, { body: { key: upload.key } }), 404)
+    expectError(await alice("POST", DOWNLOAD, { body: { url: `https://elsewhere.example/${upload.key}` } }), 400, "url")
+    // A presigned PUT cannot bound its size: an oversized object is refused when a download is asked for.
+    const big = expectUpload(await alice("POST", UPLOAD, { body: { filename: "big.txt" } }))
+    await s3.send(
+      new PutObjectCommand({ Bucket: BUCKET, Key: big.key, Body: Buffer.alloc(CAP + 1, 97), ContentType: "text/plain" })
+    )
+    expectError(await alice("POST", DOWNLOAD, { body: { key: big.key } }), 413)
+  })
+
+  it("works with a JWT on the frontend base URL; the gateway serves no blob routes", async () => {
+    const token = await alice("POST", "/auth/tokens")
+    expect(token.status, token.text).toBe(200)
+    const upload = expectUpload(
+      await call(handle.current.baseUrl, "POST", `/p/${project.project_id}/v1${UPLOAD}`, {
+        body: { filename: "pic.gif" },
+        headers: { authorization: `Bearer ${token.body.token}` }
+      })
+    )
+    const bytes = binary(300)
+    expect((await put(upload.signedUrl, bytes, "image/gif")).status).toBe(200)
+    const download = expectDownload(await alice("POST", DOWNLOAD, { body: { key: upload.key } }))
+    expect((await getBytes(download.signedUrl)).bytes).toEqual(bytes)
+    expectError(await call(handle.current.baseUrl, "GET", `/v1/blobs/${upload.key}?expires=1&signature=x`), 404)
+  })
+})
