@@ -36,6 +36,17 @@ const scoreOf = async (client: UserClient, body: Record<string, unknown>): Promi
   return reply.body.score_id
 }
 
+/** Asks the built-in assistant for a thread title (counted as a title generation when one is made). */
+const titleFor = (client: UserClient, threadId: string) =>
+  client("POST", "/runs/stream", {
+    body: {
+      thread_id: threadId,
+      assistant_id: "system/thread_title",
+      messages: [{ role: "user", content: [{ type: "text", text: "Planning a trip to Lisbon in May" }] }]
+    },
+    headers: { accept: "text/plain" }
+  })
+
 const ids = (rows: ReadonlyArray<{ id: string }>) => rows.map((row) => row.id)
 const newestFirst = (list: ReadonlyArray<string>) => [...list].sort().reverse()
 
@@ -376,7 +387,7 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
       input_tokens: 10 + 20 + 300 + 4,
       output_tokens: 5 + 7 + 1,
       events: 5,
-      title_generations: 0,
+      title_generations: 1,
       active_users: 3
     }
     /** What the test user wrote: one of each, left out while its prefix is listed. */
@@ -388,7 +399,7 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
       input_tokens: 1000,
       output_tokens: 2000,
       events: 3,
-      title_generations: 0,
+      title_generations: 1,
       active_users: 1
     }
 
@@ -429,6 +440,9 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
         }
       })
       expect(annEvents.body.accepted).toBe(4)
+      // One generated title (a thread that already has one generates nothing).
+      expect((await titleFor(ann, a1)).status).toBe(200)
+      expect((await titleFor(ann, a1)).status).toBe(200)
       // ben (JWT): 1 thread, 2 messages, 1 error run, 2 events.
       const b1 = await newThread(benClient)
       await newMessage(benClient, b1)
@@ -449,6 +463,7 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
       const t1 = await newThread(tester)
       await newMessage(tester, t1)
       await report(tester, { thread_id: t1, status: "error", input_tokens: 1000, output_tokens: 2000 })
+      expect((await titleFor(tester, t1)).status).toBe(200)
       expect(
         (
           await tester("POST", "/events", {
