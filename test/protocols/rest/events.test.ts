@@ -229,6 +229,12 @@ describe.each(stores)("engagement events ($name)", (storeUnderTest) => {
       const last = await send(flood, [{ kind: "suggestions_shown" }])
       // Counted per user: the same user in another workspace is limited too.
       const elsewhere = await send(asUser(handle.current, project.api_key, user, "ws-other"), [{ kind: "run_stopped" }])
+      // A batch that would pass the limit is refused whole (docs/decisions.md): 590 taken, 20 more is 429.
+      const edge = asUser(handle.current, project.api_key, `edge-${attempt}`, "ws-flood")
+      const edgeReplies = await inBatches(12, (i) => send(edge, i < 11 ? batch : batch.slice(0, 40)), 4)
+      const storedBefore = await storedEvents()
+      const over = await send(edge, batch.slice(0, 20))
+      const storedAfter = await storedEvents()
       // Other users are not limited, nor the same user id in another project.
       const calm = await send(asUser(handle.current, project.api_key, `calm-${attempt}`, "ws-flood"), batch)
       const otherProject = await send(asUser(handle.current, other.api_key, user, "ws-flood"), batch)
@@ -236,6 +242,9 @@ describe.each(stores)("engagement events ($name)", (storeUnderTest) => {
       for (const reply of replies) expectAccepted(reply, 50)
       expectError(last, 429)
       expectError(elsewhere, 429)
+      expect(edgeReplies.map((reply) => reply.body.accepted)).toEqual([...Array.from({ length: 11 }, () => 50), 40])
+      expectError(over, 429)
+      expect(storedAfter).toBe(storedBefore)
       expectAccepted(calm, 50)
       expectAccepted(otherProject, 50)
       refused = last
