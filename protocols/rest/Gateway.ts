@@ -254,7 +254,7 @@ const preflight = (origin: string) =>
     headers: {
       "access-control-allow-origin": origin,
       "access-control-allow-methods": "GET, POST, PUT, DELETE",
-      "access-control-allow-headers": "authorization, content-type, svc-sdk",
+      "access-control-allow-headers": "authorization, content-type, svc-sdk, idempotency-key",
       "access-control-max-age": "600",
       vary: "origin"
     }

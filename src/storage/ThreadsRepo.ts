@@ -156,8 +156,9 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       )
 
     /**
-     * Moves every thread of one workspace to another workspace and user (and
-     * the user's messages with them); answers how many threads moved.
+     * Moves every thread of one workspace to another workspace and user, with
+     * the user's messages and the threads' runs, scores and events; answers
+     * how many threads moved.
      */
     const moveAll = (
       projectId: string,
@@ -172,6 +173,18 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         ), authored AS (
           UPDATE messages SET user_id = ${to.userId}
           WHERE project_id = ${projectId} AND user_id = ${from.userId} AND thread_id IN (SELECT id FROM moved)
+        ), runs_moved AS (
+          UPDATE runs SET workspace_id = ${to.workspaceId},
+            user_id = CASE WHEN user_id = ${from.userId} THEN ${to.userId} ELSE user_id END
+          WHERE project_id = ${projectId} AND thread_id IN (SELECT id FROM moved)
+        ), scores_moved AS (
+          UPDATE scores SET workspace_id = ${to.workspaceId},
+            user_id = CASE WHEN user_id = ${from.userId} THEN ${to.userId} ELSE user_id END
+          WHERE project_id = ${projectId} AND thread_id IN (SELECT id FROM moved)
+        ), events_moved AS (
+          UPDATE events SET workspace_id = ${to.workspaceId},
+            user_id = CASE WHEN user_id = ${from.userId} THEN ${to.userId} ELSE user_id END
+          WHERE project_id = ${projectId} AND thread_id IN (SELECT id FROM moved)
         )
         SELECT count(*)::int AS n FROM moved`.pipe(Effect.map(([row]) => row?.n ?? 0))
 

@@ -44,6 +44,8 @@ describe.each(stores)("CORS on the frontend base URL ($name)", (storeUnderTest) 
     expect(reply.headers.get("access-control-allow-origin")).toBe(APP)
     expect(reply.headers.get("access-control-allow-methods")).toContain("POST")
     expect(reply.headers.get("access-control-allow-headers")).toContain("authorization")
+    // A browser reporting runs sends Idempotency-Key.
+    expect(reply.headers.get("access-control-allow-headers")).toContain("idempotency-key")
   })
 
   it("another origin is refused, preflight or not, without CORS headers", async () => {

@@ -184,6 +184,14 @@ describe.each(stores)("scores ($name)", (storeUnderTest) => {
       await score(anonymous.client, { name: "claimed", data_type: "numeric", value: 1, run_id: movedRun }),
       404
     )
+    // The run (and its scores) now sit in the new owner's workspace, as the project API shows.
+    const runs = await read(`/runs?thread_id=${moved}`)
+    expect(runs.body.runs.map((r: { workspace_id: string; user_id: string }) => [r.workspace_id, r.user_id])).toEqual([
+      ["ws-1", "alice"]
+    ])
+    const scores = await read(`/scores?thread_id=${moved}`)
+    expect(scores.body.scores.length).toBe(3)
+    for (const s of scores.body.scores) expect(s.workspace_id).toBe("ws-1")
   })
 
   it("JWT and anonymous callers score their own workspace's targets; anonymous cannot reach others", async () => {
