@@ -81,16 +81,23 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
       }
     })
 
+    const filters = (query: RunListQuery) => ({
+      limit: query.limit,
+      after: query.after,
+      threadId: query.thread_id,
+      status: query.status,
+      modelId: query.model_id,
+      from: query.from,
+      to: query.to
+    })
+
     const list = Effect.fn("Runs.list")(function* (projectId: string, query: RunListQuery) {
-      return yield* repo.list(projectId, {
-        limit: query.limit,
-        after: query.after,
-        threadId: query.thread_id,
-        status: query.status,
-        modelId: query.model_id,
-        from: query.from,
-        to: query.to
-      })
+      return yield* repo.list(projectId, filters(query))
+    })
+
+    /** The same page as one JSON text per run (RunSummary's shape). */
+    const listJson = Effect.fn("Runs.listJson")(function* (projectId: string, query: RunListQuery) {
+      return yield* repo.listJson(projectId, filters(query))
     })
 
     const get = Effect.fn("Runs.get")(function* (projectId: string, runId: string) {
@@ -99,6 +106,6 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
       return run
     })
 
-    return { report, list, get } as const
+    return { report, list, listJson, get } as const
   })
 }) {}

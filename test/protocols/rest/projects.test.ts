@@ -4,7 +4,9 @@
  * lists (filters, newest first, paging, page sizes); deletion cascades; and
  * usage rollups that match the data written.
  */
+import * as Schema from "effect/Schema"
 import { beforeAll, describe, expect, it } from "vitest"
+import { RunList } from "../../../schema/Run.js"
 import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../layers.js"
 import {
   asAnonymous,
@@ -13,6 +15,7 @@ import {
   asProject,
   expectError,
   expectNoContent,
+  ISO_MS,
   inBatches,
   newMessage,
   newThread
@@ -207,6 +210,19 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
 
     it("limit 0, negative, fractional or not a number is 400", async () => {
       for (const limit of ["0", "-1", "1.5", "ten"]) expectError(await listRead(`/runs?limit=${limit}`), 400, "limit")
+    })
+
+    it("each listed run has exactly the RunSummary shape, and matches the run read in full", async () => {
+      const reply = await listRead("/runs?limit=3")
+      const page = Schema.decodeUnknownSync(RunList)(reply.body, { onExcessProperty: "error" })
+      for (const summary of page.runs) {
+        const listed = reply.body.runs.find((run: { id: string }) => run.id === summary.id)
+        expect(listed.created_at).toMatch(ISO_MS)
+        const full = await listRead(`/runs/${summary.id}`)
+        expect(full.status, full.text).toBe(200)
+        const { attributes, metadata, steps, tool_calls, sampling_calls, output_text, ...rest } = full.body
+        expect(rest).toEqual(listed)
+      }
     })
 
     it("after pages through every run once, in order", async () => {
