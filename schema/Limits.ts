@@ -93,6 +93,8 @@ export const Limits = {
     bodyMaxBytes: 256 * 1024,
     /** Conversation text handed to the model (the start of it). */
     promptMaxChars: 8_000,
+    /** Characters of each message the extractive generator reads (the start of it). */
+    wordsSourceMaxChars: 2_000,
     /** Generated titles a UTC calendar month by plan; null: unlimited. */
     monthlyQuota: { hobby: 500, pro: 5_000, startup: null, enterprise: null }
   },

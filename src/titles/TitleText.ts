@@ -104,17 +104,19 @@ export const shapeTitle = <E, R, E2, R2>(
   })
 
 const FENCED_CODE = /```[\s\S]*?(```|$)/g
-const MARKDOWN_IMAGE = /!\[[^\]]*\]\([^)]*\)/g
-const MARKDOWN_LINK = /\[([^\]]*)\]\([^)]*\)/g
+// Bounded repetitions: an unclosed "[" or "<" must not make a scan to the end from every position.
+const MARKDOWN_IMAGE = /!\[[^\]\n]{0,200}\]\([^)\s]{0,500}\)/g
+const MARKDOWN_LINK = /\[([^\]\n]{0,200})\]\([^)\s]{0,500}\)/g
 const URL = /\b(?:https?:\/\/|www\.)\S+/giu
-const HTML_TAG = /<\/?[a-z][^>]*>/giu
+const HTML_TAG = /<\/?[a-z][^<>\n]{0,200}>/giu
 const LINE_MARKS = /^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)/gmu
 /** Longer "words" are ids, hashes or base64, not title material. */
 const WORD_MAX_LENGTH = 40
 
 /** The words of a message as a reader sees them: no code blocks, links' text kept, URLs and markup gone. */
 export const wordsOf = (text: string): Array<string> =>
-  sanitize(text)
+  // A title needs the start of a message only; the rest is never scanned.
+  sanitize(text.slice(0, Limits.title.wordsSourceMaxChars))
     .replace(FENCED_CODE, " ")
     .replace(MARKDOWN_IMAGE, " ")
     .replace(MARKDOWN_LINK, "$1")

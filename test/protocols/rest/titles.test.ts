@@ -155,6 +155,17 @@ describe.each(stores)("thread titles, extractive ($name)", (storeUnderTest) => {
     expect(await used()).toBe(before)
   })
 
+  it("reads only the start of a message: 250 KB of unclosed brackets and tags answer at once", async () => {
+    // Unbounded markdown-link and tag patterns over the whole text took time quadratic in its length.
+    for (const text of ["[".repeat(250_000), "<a".repeat(125_000), `Hello world ${"![x](".repeat(40_000)}`]) {
+      const thread = await newThread(alice)
+      const started = Date.now()
+      const reply = await titleOf(alice, thread, [userText(text)])
+      expectTitleReply(reply)
+      expect(Date.now() - started).toBeLessThan(4_000)
+    }
+  })
+
   it("refuses another assistant_id with 400", async () => {
     const thread = await newThread(alice)
     expectError(await titleOf(alice, thread, [userText("Hello there")], "my/assistant"), 400, "assistant_id")
