@@ -209,7 +209,11 @@ const withCappedBody = (
   return capped
 }
 
-/** Runs one request: body rules, then the routes. */
+/**
+ * Runs one request: body rules, then the routes, which see `request` (or its
+ * body-capped form): callers must not provide a request of their own inside
+ * `httpEffect`, or the capped one would be hidden.
+ */
 const serve = (
   httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>,
   request: HttpServerRequest.HttpServerRequest,
@@ -236,7 +240,7 @@ const serve = (
     }
     // A declared length is within the cap here, and Node reads no more than
     // it declares, so the platform's own body cap has nothing left to do.
-    return normalizeDecodeError(yield* httpEffect)
+    return normalizeDecodeError(yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, request))
   }).pipe(Effect.catchAllCause(fromCause))
 
 const CORS_EXPOSED = "retry-after, ratelimit, ratelimit-policy"
@@ -275,11 +279,8 @@ export const gatewayMiddleware = (defaultMaxBytes: number) =>
           if (frontend === undefined) return yield* serve(httpEffect, original, defaultMaxBytes)
           const request = original.modify({ url: frontend.url })
           // `httpEffect` is shared by every request: wrap it per request, never reassign it.
-          const handle = Effect.provideService(
-            Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, request),
-            FrontendProject,
-            frontend.projectId
-          )
+          // `serve` provides the request (with the prefix stripped, and its body capped).
+          const handle = Effect.provideService(httpEffect, FrontendProject, frontend.projectId)
           // CORS: the project's allowed origins govern its frontend URL, preflight included.
           const origin = request.headers.origin
           if (origin === undefined) return yield* serve(handle, request, defaultMaxBytes)

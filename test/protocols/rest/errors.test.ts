@@ -125,6 +125,25 @@ describe.each(stores)("errors ($name)", (storeUnderTest) => {
       expect(ok.status, ok.text.slice(0, 200)).toBe(201)
     })
 
+    it("on the frontend URL too: chunked bodies over their caps are 413, under them accepted", async () => {
+      const session = await call(gateway.baseUrl, "POST", `/p/${projectId}/v1/auth/tokens/anonymous`)
+      expect(session.status, session.text).toBe(200)
+      const front = (path: string) => `${gateway.baseUrl}/p/${projectId}/v1${path}`
+      const auth = { authorization: `Bearer ${session.body.access_token}`, "content-type": "application/json" }
+      const big = (bytes: number) => {
+        const body = JSON.stringify({ last_message_at: NOW })
+        return body + " ".repeat(bytes - body.length)
+      }
+      const send = (path: string, body: string) =>
+        rawRequest(front(path), { method: "POST", headers: auth, body, chunked: true })
+      expectError(await send("/threads", big(DEFAULT_CAP + 1024)), 413)
+      const created = await send("/threads", big(DEFAULT_CAP - 1024))
+      expect(created.status, created.text.slice(0, 200)).toBe(201)
+      const thread = created.body.thread_id as string
+      expectError(await send(`/threads/${thread}/messages`, messageBody(MESSAGE_ROUTE_CAP + 1024)), 413)
+      expect((await send(`/threads/${thread}/messages`, messageBody(60 * 1024))).status).toBe(201)
+    })
+
     it("a chunked body without credentials is 401", async () => {
       const reply = await rawRequest(url(`/threads/${threadId}/messages`), {
         method: "POST",
