@@ -58,8 +58,12 @@ const signingSecret = Effect.gen(function* () {
   return row.secret
 }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-const sameText = (given: string, expected: string): boolean =>
-  given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+/** Constant time; compares bytes (equal string lengths can differ in UTF-8 bytes). */
+const sameText = (given: string, expected: string): boolean => {
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
 
 /** Where the signed URLs point: the project's frontend base URL, so its allowed origins (CORS) apply. */
 const routeOf = (key: string): string => `/p/${key.slice(0, key.indexOf("/"))}/v1/blobs/${key}`

@@ -129,6 +129,11 @@ describe.each(stores)("attachments on the local store ($name)", (storeUnderTest)
     await refused(url, "image/png")
     await refused(url, "text/plain")
     await refused(url.replace(/\?.*$/, ""))
+    // A signature of the right length in characters but not in bytes (é is two UTF-8 bytes).
+    const multibyte = new URL(url)
+    const signature = multibyte.searchParams.get("signature") ?? ""
+    multibyte.searchParams.set("signature", `${signature.slice(0, -1)}é`)
+    await refused(multibyte.toString())
     // Not a key at all: refused before any file path is made of it.
     const traversal = await rawRequest(
       `${handle.current.baseUrl}/v1/blobs/..%2F..%2Fetc%2Fpasswd.txt?expires=1&signature=x`,
