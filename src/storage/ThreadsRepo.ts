@@ -174,16 +174,25 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
           UPDATE messages SET user_id = ${to.userId}
           WHERE project_id = ${projectId} AND user_id = ${from.userId} AND thread_id IN (SELECT id FROM moved)
         ), runs_moved AS (
+          -- An idempotency key the new workspace already holds is dropped from the moved run
+          -- (the check sees the data as it was before this statement).
           UPDATE runs SET workspace_id = ${to.workspaceId},
-            user_id = CASE WHEN user_id = ${from.userId} THEN ${to.userId} ELSE user_id END
+            user_id = CASE WHEN user_id = ${from.userId} THEN ${to.userId} ELSE user_id END,
+            idempotency_key = CASE WHEN EXISTS (
+              SELECT 1 FROM runs held WHERE held.project_id = ${projectId} AND held.workspace_id = ${to.workspaceId}
+                AND held.idempotency_key = runs.idempotency_key) THEN NULL ELSE idempotency_key END
           WHERE project_id = ${projectId} AND thread_id IN (SELECT id FROM moved)
         ), scores_moved AS (
           UPDATE scores SET workspace_id = ${to.workspaceId},
             user_id = CASE WHEN user_id = ${from.userId} THEN ${to.userId} ELSE user_id END
           WHERE project_id = ${projectId} AND thread_id IN (SELECT id FROM moved)
         ), events_moved AS (
+          -- Likewise an event id the new user already sent.
           UPDATE events SET workspace_id = ${to.workspaceId},
-            user_id = CASE WHEN user_id = ${from.userId} THEN ${to.userId} ELSE user_id END
+            user_id = CASE WHEN user_id = ${from.userId} THEN ${to.userId} ELSE user_id END,
+            client_id = CASE WHEN user_id = ${from.userId} AND EXISTS (
+              SELECT 1 FROM events held WHERE held.project_id = ${projectId} AND held.user_id = ${to.userId}
+                AND held.client_id = events.client_id) THEN NULL ELSE client_id END
           WHERE project_id = ${projectId} AND thread_id IN (SELECT id FROM moved)
         )
         SELECT count(*)::int AS n FROM moved`.pipe(Effect.map(([row]) => row?.n ?? 0))

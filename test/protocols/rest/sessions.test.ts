@@ -122,6 +122,43 @@ describe.each(stores)("anonymous sessions and claim ($name)", (storeUnderTest) =
     )
   })
 
+  it("claim carries runs and events whose idempotency key or event id the new owner already used", async () => {
+    const session = await anonymous()
+    const anon = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+      call(handle.current.baseUrl, "POST", `/p/${project.project_id}/v1${path}`, {
+        body,
+        headers: { authorization: `Bearer ${session.access_token}`, ...headers }
+      })
+    const anonThread = (await anon("/threads", { last_message_at: NOW })).body.thread_id
+    const ownThread = (await owner("POST", "/threads", { body: { last_message_at: NOW } })).body.thread_id
+    const key = { "idempotency-key": "run-1" }
+    expect((await anon("/runs", { thread_id: anonThread, status: "completed" }, key)).status).toBe(201)
+    const ownRun = await owner("POST", "/runs", { body: { thread_id: ownThread, status: "completed" }, headers: key })
+    expect(ownRun.status).toBe(201)
+    const event = (threadId: string) => ({ events: [{ kind: "message_copied", thread_id: threadId, id: "evt-1" }] })
+    expect((await anon("/events", event(anonThread))).body.accepted).toBe(1)
+    expect((await owner("POST", "/events", { body: event(ownThread) })).body.accepted).toBe(1)
+    const claimed = await owner("POST", "/threads/claim", { body: { refresh_token: session.refresh_token.token } })
+    expect(claimed.status, claimed.text).toBe(200)
+    expect(claimed.body).toEqual({ moved: 1 })
+    const runs = await handle.current.sql<{ thread_id: string; workspace_id: string; idempotency_key: string | null }>(
+      "SELECT thread_id, workspace_id, idempotency_key FROM runs WHERE thread_id = ANY($1) ORDER BY id",
+      [[anonThread, ownThread]]
+    )
+    expect(runs).toEqual([
+      { thread_id: anonThread, workspace_id: "ws-42", idempotency_key: null },
+      { thread_id: ownThread, workspace_id: "ws-42", idempotency_key: "run-1" }
+    ])
+    // The key still answers the owner's own run.
+    const again = await owner("POST", "/runs", { body: { thread_id: ownThread, status: "completed" }, headers: key })
+    expect(again.body.run_id).toBe(ownRun.body.run_id)
+    const events = await handle.current.sql<{ user_id: string }>(
+      "SELECT user_id FROM events WHERE thread_id = ANY($1)",
+      [[anonThread, ownThread]]
+    )
+    expect(events.map((row) => row.user_id)).toEqual(["user-42", "user-42"])
+  })
+
   it("a JWT user can claim; an anonymous user cannot (403)", async () => {
     const session = await anonymous()
     const thief = await anonymous()
