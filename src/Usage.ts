@@ -71,6 +71,9 @@ const NOT_TEST_USER = `NOT EXISTS (
   SELECT 1 FROM projects p, unnest(p.test_user_prefixes) AS prefix
   WHERE p.id = u.project_id AND starts_with(u.user_id, prefix))`
 
+/** Rows a flush statement writes at most. */
+const FLUSH_ROWS = 1_000
+
 const sumColumns = USAGE_FIELDS.map((field) => `coalesce(sum(u.${field}), 0)::float8 AS ${field}`).join(", ")
 
 export class Usage extends Effect.Service<Usage>()("svc/Usage", {
@@ -89,8 +92,8 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
       for (const field of USAGE_FIELDS) entry.counts[field] += delta[field] ?? 0
     }
 
-    const merge = (batch: Map<string, Pending>) => {
-      for (const entry of batch.values()) record(entry.projectId, entry.userId, entry.counts, new Date(entry.day))
+    const merge = (entries: Iterable<Pending>) => {
+      for (const entry of entries) record(entry.projectId, entry.userId, entry.counts, new Date(entry.day))
     }
 
     const write = (batch: ReadonlyArray<Pending>) => {
@@ -116,13 +119,22 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
       pending = new Map()
       // Sorted keys: two gateways flushing the same rows lock them in one order.
       const entries = [...batch.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, entry]) => entry)
-      return write(entries).pipe(
-        Effect.asVoid,
-        Effect.catchAll((error) => {
-          merge(batch)
-          return Effect.logWarning("usage flush failed; counts kept for the next flush", error)
-        })
-      )
+      // In statements of at most FLUSH_ROWS rows (PostgreSQL takes 65,535 parameters a statement, 11 a row):
+      // a backlog after an outage is written in parts, and a failure puts back only what was not written.
+      return Effect.gen(function* () {
+        for (let start = 0; start < entries.length; start += FLUSH_ROWS) {
+          const written = yield* write(entries.slice(start, start + FLUSH_ROWS)).pipe(
+            Effect.as(true),
+            Effect.catchAll((error) =>
+              Effect.as(Effect.logWarning("usage flush failed; counts kept for the next flush", error), false)
+            )
+          )
+          if (!written) {
+            merge(entries.slice(start))
+            return
+          }
+        }
+      })
     }).pipe(flushing.withPermits(1), Effect.uninterruptible)
 
     yield* flush.pipe(Effect.repeat(Schedule.spaced(Duration.seconds(1))), Effect.forkScoped)
