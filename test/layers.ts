@@ -30,7 +30,7 @@ export interface StoreUnderTest {
   readonly make: () => Promise<{ readonly store: Database.StoreKind; readonly drop: () => Promise<void> }>
 }
 
-const pglite: StoreUnderTest = {
+export const pglite: StoreUnderTest = {
   name: "pglite",
   make: async () => ({ store: { kind: "embedded", dataDir: undefined }, drop: async () => {} })
 }

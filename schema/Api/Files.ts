@@ -1,6 +1,6 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { NotFound, PayloadTooLarge } from "../Errors.js"
+import { BadGateway, NotFound, PayloadTooLarge } from "../Errors.js"
 import { DownloadUrl, DownloadUrlRequest, UploadUrl, UploadUrlRequest } from "../File.js"
 import { Authenticated } from "./Security.js"
 
@@ -16,5 +16,6 @@ export class FilesGroup extends HttpApiGroup.make("files")
       .addSuccess(DownloadUrl)
       .addError(NotFound)
       .addError(PayloadTooLarge)
+      .addError(BadGateway)
   )
   .middleware(Authenticated) {}

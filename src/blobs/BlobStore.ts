@@ -3,6 +3,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
+import type { BadGateway } from "../../schema/Errors.js"
 
 export interface SignedUrl {
   readonly url: string
@@ -42,8 +43,8 @@ export interface BlobStoreShape {
   readonly presignUpload: (key: string, contentType: string, seconds: number) => Effect.Effect<SignedUrl>
   /** A URL to GET `key` from, for `seconds`. */
   readonly presignDownload: (key: string, seconds: number) => Effect.Effect<SignedUrl>
-  /** The stored object's size, or none when it is absent. */
-  readonly stat: (key: string) => Effect.Effect<Option.Option<{ readonly size: number }>>
+  /** The stored object's size, or none when it is absent; BadGateway when the store does not answer. */
+  readonly stat: (key: string) => Effect.Effect<Option.Option<{ readonly size: number }>, BadGateway>
   /** An unsigned URL naming `key`: what a download request may give as `url`. */
   readonly publicUrl: (key: string) => string
   /** The key named by a URL `publicUrl` made, or undefined. */

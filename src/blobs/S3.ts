@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { BadGateway } from "../../schema/Errors.js"
 import { AppConfig } from "../Config.js"
 import { BlobStore } from "./BlobStore.js"
 
@@ -81,11 +82,16 @@ export const layer = (bucket: string) =>
           catch: (error) => error
         }).pipe(
           Effect.map((head) => Option.some({ size: head.ContentLength ?? 0 })),
-          Effect.catchAll((error) =>
-            error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404
-              ? Effect.succeed(Option.none())
-              : Effect.die(error)
-          )
+          Effect.catchAll((error) => {
+            // Without s3:ListBucket, S3 answers a HEAD of a missing key with 403 rather than 404.
+            const status = error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined
+            if (status === 404 || status === 403) return Effect.succeed(Option.none())
+            return Effect.logError("the attachment store did not answer a HEAD", error).pipe(
+              Effect.zipRight(
+                Effect.fail(new BadGateway({ message: "the attachment store did not answer; retry later" }))
+              )
+            )
+          })
         )
 
       return BlobStore.of({

@@ -9,7 +9,7 @@ import S3rver from "@20minutes/s3rver"
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3"
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, stores, type UserClient, useGateway } from "../../layers.js"
+import { asUser, call, createProject, pglite, stores, type UserClient, useGateway } from "../../layers.js"
 import {
   binary,
   CAP,
@@ -169,4 +169,19 @@ describe.each(stores)("attachments on S3 ($name)", (storeUnderTest) => {
     expect((await getBytes(download.signedUrl)).bytes).toEqual(bytes)
     expectError(await call(handle.current.baseUrl, "GET", `/v1/blobs/${upload.key}?expires=1&signature=x`), 404)
   })
+})
+
+describe("attachments on an S3 endpoint that does not answer", () => {
+  // A port nothing listens on: presigning needs no network, the HEAD before a download URL does.
+  const handle = useGateway(pglite, { ...env, S3_ENDPOINT: "http://127.0.0.1:9" })
+
+  it("answers 502 bad_gateway for a download URL, not 500", async () => {
+    const project = await createProject(handle.current, "s3-down")
+    const alice = asUser(handle.current, project.api_key, "alice", "ws-1")
+    const upload = expectUpload(await alice("POST", UPLOAD, { body: { filename: "notes.txt" } }))
+    const reply = await alice("POST", DOWNLOAD, { body: { key: upload.key } })
+    expect(reply.status, reply.text).toBe(502)
+    expect(reply.body.error).toBe("bad_gateway")
+    expect(reply.text).not.toContain("ECONNREFUSED")
+  }, 60_000)
 })
