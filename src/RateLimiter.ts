@@ -27,6 +27,8 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("svc/RateLimiter"
       const [row] = yield* sql<{ hits: number }>`
         INSERT INTO rate_limit_counters (key, window_start, hits) VALUES (${key}, ${windowStart}, ${cost})
         ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + ${cost}
+        -- A refused request takes nothing from the window (a refused batch of events leaves room for a smaller one).
+        WHERE rate_limit_counters.hits + ${cost} <= ${limit}
         RETURNING hits`.pipe(Effect.orDie)
       // Old windows are cleared now and then, off the request path.
       if (Math.random() < 0.01) {
@@ -35,7 +37,8 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("svc/RateLimiter"
           Effect.forkIn(scope)
         )
       }
-      const hits = row?.hits ?? cost
+      // No row: the update was refused, the window is full for this cost.
+      const hits = row?.hits ?? limit + cost
       const decision: RateDecision = {
         allowed: hits <= limit,
         limit,

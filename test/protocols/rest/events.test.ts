@@ -235,6 +235,9 @@ describe.each(stores)("engagement events ($name)", (storeUnderTest) => {
       const storedBefore = await storedEvents()
       const over = await send(edge, batch.slice(0, 20))
       const storedAfter = await storedEvents()
+      // A refused batch takes nothing from the minute: the 10 left still fit, then nothing does.
+      const fits = await send(edge, batch.slice(0, 10))
+      const full = await send(edge, batch.slice(0, 1))
       // Other users are not limited, nor the same user id in another project.
       const calm = await send(asUser(handle.current, project.api_key, `calm-${attempt}`, "ws-flood"), batch)
       const otherProject = await send(asUser(handle.current, other.api_key, user, "ws-flood"), batch)
@@ -245,6 +248,8 @@ describe.each(stores)("engagement events ($name)", (storeUnderTest) => {
       expect(edgeReplies.map((reply) => reply.body.accepted)).toEqual([...Array.from({ length: 11 }, () => 50), 40])
       expectError(over, 429)
       expect(storedAfter).toBe(storedBefore)
+      expectAccepted(fits, 10)
+      expectError(full, 429)
       expectAccepted(calm, 50)
       expectAccepted(otherProject, 50)
       refused = last
