@@ -57,9 +57,14 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
         release: input.release ?? null,
         detailJson: JSON.stringify(detail),
         idempotencyKey: idempotencyKey ?? null,
-        // The decoded report, as sent: a retry sends the same.
+        // The sender and the decoded report, as sent: a retry sends the same; another user of the
+        // workspace reusing the key is refused rather than answered with a run that is not theirs.
         requestHash:
-          idempotencyKey === undefined ? null : createHash("sha256").update(JSON.stringify(input)).digest("base64url")
+          idempotencyKey === undefined
+            ? null
+            : createHash("sha256")
+                .update(`${caller.userId}\n${JSON.stringify(input)}`)
+                .digest("base64url")
       })
       switch (outcome._tag) {
         case "Created":

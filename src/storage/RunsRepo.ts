@@ -135,14 +135,6 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
         return { _tag: "ThreadNotFound" } satisfies InsertOutcome
       })
 
-    /** The thread of a run whose thread is in the caller's workspace (claims move threads), or undefined. */
-    const threadOf = (scope: Scope, runId: string) =>
-      sql<{ thread_id: string }>`SELECT r.thread_id FROM runs r
-        JOIN threads t ON t.project_id = r.project_id AND t.id = r.thread_id
-        WHERE r.project_id = ${scope.projectId} AND r.id = ${runId} AND t.workspace_id = ${scope.workspaceId}`.pipe(
-        Effect.map((rows) => rows[0]?.thread_id)
-      )
-
     /** A project's runs, newest first. */
     const list = (projectId: string, filters: RunFilters) => {
       const conditions = [sql`project_id = ${projectId}`]
@@ -182,7 +174,6 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
 
     return {
       insert: (scope: Scope, run: NewRun) => insert(scope, run).pipe(Effect.orDie),
-      threadOf: (scope: Scope, runId: string) => threadOf(scope, runId).pipe(Effect.orDie),
       list: (projectId: string, filters: RunFilters) => list(projectId, filters).pipe(Effect.orDie),
       listJson: (projectId: string, filters: RunFilters) => listJson(projectId, filters).pipe(Effect.orDie),
       get: (projectId: string, runId: string) => get(projectId, runId).pipe(Effect.orDie)

@@ -369,6 +369,14 @@ describe.each(stores)("run reports ($name)", (storeUnderTest) => {
       expect((await runsOf(keyThread)).map((r) => r.id)).toEqual([first.body.run_id])
     })
 
+    it("the same key and report from another user of the workspace is 409, not the first user's run", async () => {
+      const body = { thread_id: await newThread(alice), status: "completed", output_tokens: 3 }
+      const first = await report(alice, body, "shared-key")
+      expect(first.status, first.text).toBe(201)
+      const colleague = asUser(handle.current, project.api_key, "carol", "ws-1")
+      expectError(await report(colleague, body, "shared-key"), 409)
+    })
+
     it("the same key with another report is 409 conflict and stores nothing", async () => {
       const first = await report(alice, { thread_id: keyThread, status: "completed" }, "key-2")
       expect(first.status).toBe(201)
