@@ -101,16 +101,21 @@ export class Titles extends Effect.Service<Titles>()("svc/Titles", {
         Stream.fromIterable(Option.toArray(first)),
         rest
       )
+      // Failed or cut off (the client went away): the reservation goes back, once.
+      let cleaned = false
+      const cleanup = Effect.suspend(() => {
+        if (cleaned) return Effect.void
+        cleaned = true
+        return Effect.zipRight(finished ? Effect.void : release, Scope.close(scope, Exit.void))
+      })
+      // Also when the body never runs (the client left before the response started):
+      // the request's scope closes once the response is done, written or not.
+      const requestScope = yield* Effect.serviceOption(Scope.Scope)
+      if (Option.isSome(requestScope)) yield* Scope.addFinalizer(requestScope.value, cleanup)
       return body.pipe(
         Stream.tap((piece) => Effect.sync(() => pieces.push(piece))),
         Stream.concat(Stream.execute(finish)),
-        // Failed or cut off (the client went away): the reservation goes back.
-        Stream.ensuring(
-          Effect.zipRight(
-            Effect.suspend(() => (finished ? Effect.void : release)),
-            Scope.close(scope, Exit.void)
-          )
-        )
+        Stream.ensuring(cleanup)
       )
     })
 
