@@ -7,6 +7,7 @@ import { attachmentType, DownloadUrl, extensionOf, UploadUrl } from "../schema/F
 import { Limits } from "../schema/Limits.js"
 import { BlobStore } from "./blobs/BlobStore.js"
 import { ulid } from "./Ids.js"
+import { WorkspaceClaimsRepo } from "./storage/WorkspaceClaimsRepo.js"
 
 /**
  * A workspace id in a key: any string up to 255 characters, so its SHA-256
@@ -53,8 +54,10 @@ export const parseKey = (key: string): ParsedKey | undefined => {
 
 /** Attachments: signed URLs to upload a file to, and to download it from, within the caller's workspace. */
 export class Files extends Effect.Service<Files>()("svc/Files", {
+  dependencies: [WorkspaceClaimsRepo.Default],
   effect: Effect.gen(function* () {
     const blobs = yield* BlobStore
+    const claims = yield* WorkspaceClaimsRepo
     const seconds = Limits.attachment.urlSeconds
 
     const uploadUrl = Effect.fn("Files.uploadUrl")(function* (caller: CallerShape, filename: string) {
@@ -82,7 +85,12 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
       if (key === undefined || parsed === undefined) {
         return yield* Effect.fail(invalid(`${field} does not name an attachment of this service`, field))
       }
-      if (parsed.projectId !== caller.projectId || parsed.workspace !== workspaceSegment(caller.workspaceId)) {
+      if (parsed.projectId !== caller.projectId) return yield* Effect.fail(notFound("attachment"))
+      // The caller's own workspace, or an anonymous one claimed into it.
+      if (
+        parsed.workspace !== workspaceSegment(caller.workspaceId) &&
+        !(yield* claims.claimedInto(caller.projectId, parsed.workspace, caller.workspaceId))
+      ) {
         return yield* Effect.fail(notFound("attachment"))
       }
       const stored = yield* blobs.stat(key)

@@ -2,9 +2,11 @@ import * as Effect from "effect/Effect"
 import type { CallerShape } from "../../schema/Api/Security.js"
 import { Forbidden, InvalidRefreshToken, notFound } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
+import { workspaceSegment } from "../Files.js"
 import { newId, ulid } from "../Ids.js"
 import { RefreshTokensRepo } from "../storage/RefreshTokensRepo.js"
 import { ThreadsRepo } from "../storage/ThreadsRepo.js"
+import { WorkspaceClaimsRepo } from "../storage/WorkspaceClaimsRepo.js"
 import { hashSecret, newSecret } from "./Secrets.js"
 import { Tokens } from "./Tokens.js"
 
@@ -13,9 +15,10 @@ const invalidRefreshToken = () =>
 
 /** Anonymous sessions and claim (decisions.md §4). */
 export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
-  dependencies: [RefreshTokensRepo.Default, ThreadsRepo.Default, Tokens.Default],
+  dependencies: [RefreshTokensRepo.Default, ThreadsRepo.Default, Tokens.Default, WorkspaceClaimsRepo.Default],
   effect: Effect.gen(function* () {
     const repo = yield* RefreshTokensRepo
+    const claims = yield* WorkspaceClaimsRepo
     const threads = yield* ThreadsRepo
     const tokens = yield* Tokens
 
@@ -65,6 +68,8 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
         Effect.gen(function* () {
           const live = yield* repo.revoke(caller.projectId, hashSecret(refreshToken))
           if (live === undefined) return yield* invalidRefreshToken()
+          // Attachments keep the anonymous workspace in their keys: the new owner may download them.
+          yield* claims.record(caller.projectId, workspaceSegment(live.user_id), caller.workspaceId)
           return yield* threads.moveAll(
             caller.projectId,
             { workspaceId: live.user_id, userId: live.user_id },

@@ -12,6 +12,7 @@ import usage from "./migrations/0007_usage.js"
 import runsScoresEvents from "./migrations/0008_runs_scores_events.js"
 import titleQuota from "./migrations/0009_title_quota.js"
 import blobSecret from "./migrations/0010_blob_secret.js"
+import workspaceClaims from "./migrations/0011_workspace_claims.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -24,7 +25,8 @@ const loader = Migrator.fromRecord({
   "0007_usage": usage,
   "0008_runs_scores_events": runsScoresEvents,
   "0009_title_quota": titleQuota,
-  "0010_blob_secret": blobSecret
+  "0010_blob_secret": blobSecret,
+  "0011_workspace_claims": workspaceClaims
 })
 
 const TABLE = "effect_sql_migrations"

@@ -33,7 +33,8 @@ const MIGRATIONS = [
   "usage",
   "runs_scores_events",
   "title_quota",
-  "blob_secret"
+  "blob_secret",
+  "workspace_claims"
 ]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>

@@ -256,6 +256,25 @@ describe.each(stores)("attachments on the local store ($name)", (storeUnderTest)
     )
   })
 
+  it("after a claim, the new owner downloads the anonymous user's attachments; others still cannot", async () => {
+    const session = await call(handle.current.baseUrl, "POST", `/p/${project.project_id}/v1/auth/tokens/anonymous`)
+    expect(session.status, session.text).toBe(200)
+    const anonymous: UserClient = (method, path, options = {}) =>
+      call(handle.current.baseUrl, method, `/p/${project.project_id}/v1${path}`, {
+        ...options,
+        headers: { authorization: `Bearer ${session.body.access_token}`, ...options.headers }
+      })
+    const upload = await uploaded(anonymous, "before-signup.txt", Buffer.from("draft"), "text/plain")
+    const owner = asUser(handle.current, project.api_key, "claimer", "ws-claimer")
+    expectError(await owner("POST", DOWNLOAD, { body: { key: upload.key } }), 404)
+    const claimed = await owner("POST", "/threads/claim", { body: { refresh_token: session.body.refresh_token.token } })
+    expect(claimed.status, claimed.text).toBe(200)
+    const download = expectDownload(await owner("POST", DOWNLOAD, { body: { key: upload.key } }))
+    expect((await getBytes(local(download.signedUrl))).bytes.toString()).toBe("draft")
+    // Another workspace of the project is still refused.
+    expectError(await alice("POST", DOWNLOAD, { body: { key: upload.key } }), 404)
+  })
+
   it("works for an anonymous session, from an allowed browser origin (CORS on the frontend URL)", async () => {
     const origin = "https://app.example.test"
     const set = await admin(handle.current)("PUT", `/projects/${project.project_id}/origins`, { origins: [origin] })
