@@ -135,8 +135,8 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
         return { _tag: "ThreadNotFound" } satisfies InsertOutcome
       })
 
-    /** A project's runs, newest first. */
-    const list = (projectId: string, filters: RunFilters) => {
+    /** The WHERE clause of a project's run list. */
+    const where = (projectId: string, filters: RunFilters) => {
       const conditions = [sql`project_id = ${projectId}`]
       if (filters.after !== undefined) conditions.push(sql`id < ${filters.after}`)
       if (filters.threadId !== undefined) conditions.push(sql`thread_id = ${filters.threadId}`)
@@ -144,27 +144,23 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
       if (filters.modelId !== undefined) conditions.push(sql`model_id = ${filters.modelId}`)
       if (filters.from !== undefined) conditions.push(sql`created_at >= ${filters.from.toISOString()}::timestamptz`)
       if (filters.to !== undefined) conditions.push(sql`created_at < ${filters.to.toISOString()}::timestamptz`)
-      return sql<SummaryRow>`SELECT ${summary} FROM runs WHERE ${sql.and(conditions)}
-        ORDER BY id DESC LIMIT ${filters.limit}`.pipe(Effect.map((rows) => rows.map(toSummary)))
+      return sql.and(conditions)
     }
+
+    /** A project's runs, newest first. */
+    const list = (projectId: string, filters: RunFilters) =>
+      sql<SummaryRow>`SELECT ${summary} FROM runs WHERE ${where(projectId, filters)}
+        ORDER BY id DESC LIMIT ${filters.limit}`.pipe(Effect.map((rows) => rows.map(toSummary)))
 
     /**
      * The same page as JSON text, one object a run, made by the database
      * (timestamps as ISO 8601 UTC with milliseconds): the protocol splices it
      * into the answer without building and encoding objects (measured in bench/).
      */
-    const listJson = (projectId: string, filters: RunFilters) => {
-      const conditions = [sql`project_id = ${projectId}`]
-      if (filters.after !== undefined) conditions.push(sql`id < ${filters.after}`)
-      if (filters.threadId !== undefined) conditions.push(sql`thread_id = ${filters.threadId}`)
-      if (filters.status !== undefined) conditions.push(sql`status = ${filters.status}`)
-      if (filters.modelId !== undefined) conditions.push(sql`model_id = ${filters.modelId}`)
-      if (filters.from !== undefined) conditions.push(sql`created_at >= ${filters.from.toISOString()}::timestamptz`)
-      if (filters.to !== undefined) conditions.push(sql`created_at < ${filters.to.toISOString()}::timestamptz`)
-      return sql<{ json: string }>`SELECT row_to_json(r)::text AS json FROM (
-          SELECT ${summaryJson} FROM runs WHERE ${sql.and(conditions)} ORDER BY id DESC LIMIT ${filters.limit}
+    const listJson = (projectId: string, filters: RunFilters) =>
+      sql<{ json: string }>`SELECT row_to_json(r)::text AS json FROM (
+          SELECT ${summaryJson} FROM runs WHERE ${where(projectId, filters)} ORDER BY id DESC LIMIT ${filters.limit}
         ) r ORDER BY r.id DESC`.pipe(Effect.map((rows) => rows.map((row) => row.json)))
-    }
 
     const get = (projectId: string, runId: string) =>
       sql<SummaryRow & { detail: Detail }>`SELECT ${summary}, detail FROM runs

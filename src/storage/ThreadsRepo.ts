@@ -1,4 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import { Thread } from "../../schema/Thread.js"
 
@@ -39,6 +40,13 @@ export interface ThreadChanges {
   readonly isArchived?: boolean | undefined
 }
 
+export interface ListOptions {
+  readonly limit: number
+  readonly isArchived: boolean | undefined
+  /** The position of the last thread of the previous page. */
+  readonly after: { readonly id: string; readonly last_message_at: Date } | undefined
+}
+
 const COLUMNS =
   "id, project_id, workspace_id, created_at, updated_at, title, last_message_at, is_archived, external_id, metadata"
 
@@ -58,24 +66,19 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         Effect.map((rows) => rows[0])
       )
 
-    const list = (
-      scope: Scope,
-      options: {
-        readonly limit: number
-        readonly isArchived: boolean | undefined
-        /** The position of the last thread of the previous page. */
-        readonly after: { readonly id: string; readonly last_message_at: Date } | undefined
-      }
-    ) => {
+    /** One page of threads in list order; `scope` is the WHERE clause that bounds the tenant. */
+    const page = (scope: Statement.Fragment, options: ListOptions) => {
       const archived = options.isArchived === undefined ? sql`` : sql`AND is_archived = ${options.isArchived}`
       const cursor =
         options.after === undefined
           ? sql``
           : sql`AND (last_message_at, id) < (${options.after.last_message_at.toISOString()}::timestamptz, ${options.after.id})`
-      return sql<ThreadRow>`SELECT ${cols} FROM threads
-        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} ${archived} ${cursor}
+      return sql<ThreadRow>`SELECT ${cols} FROM threads WHERE ${scope} ${archived} ${cursor}
         ORDER BY last_message_at DESC, id DESC LIMIT ${options.limit}`.pipe(Effect.map((rows) => rows.map(toThread)))
     }
+
+    const list = (scope: Scope, options: ListOptions) =>
+      page(sql`project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId}`, options)
 
     /** The project read API: the same list over every workspace of the project. */
     const positionInProject = (projectId: string, id: string) =>
@@ -86,16 +89,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         Effect.map((rows) => rows[0])
       )
 
-    const listProject = (projectId: string, options: Parameters<typeof list>[1]) => {
-      const archived = options.isArchived === undefined ? sql`` : sql`AND is_archived = ${options.isArchived}`
-      const cursor =
-        options.after === undefined
-          ? sql``
-          : sql`AND (last_message_at, id) < (${options.after.last_message_at.toISOString()}::timestamptz, ${options.after.id})`
-      return sql<ThreadRow>`SELECT ${cols} FROM threads
-        WHERE project_id = ${projectId} ${archived} ${cursor}
-        ORDER BY last_message_at DESC, id DESC LIMIT ${options.limit}`.pipe(Effect.map((rows) => rows.map(toThread)))
-    }
+    const listProject = (projectId: string, options: ListOptions) => page(sql`project_id = ${projectId}`, options)
 
     const existsInProject = (projectId: string, id: string) =>
       sql`SELECT 1 AS one FROM threads WHERE project_id = ${projectId} AND id = ${id}`.pipe(
@@ -201,15 +195,14 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       moveAll: (projectId: string, from: { workspaceId: string; userId: string }, to: Scope & { userId: string }) =>
         moveAll(projectId, from, to).pipe(Effect.orDie),
       position: (scope: Scope, id: string) => position(scope, id).pipe(Effect.orDie),
-      list: (scope: Scope, options: Parameters<typeof list>[1]) => list(scope, options).pipe(Effect.orDie),
+      list: (scope: Scope, options: ListOptions) => list(scope, options).pipe(Effect.orDie),
       get: (scope: Scope, id: string) => get(scope, id).pipe(Effect.orDie),
       insert: (scope: Scope, thread: NewThread) => insert(scope, thread).pipe(Effect.orDie),
       update: (scope: Scope, id: string, changes: ThreadChanges) => update(scope, id, changes).pipe(Effect.orDie),
       remove: (scope: Scope, id: string) => remove(scope, id).pipe(Effect.orDie),
       exists: (scope: Scope, id: string) => exists(scope, id).pipe(Effect.orDie),
       positionInProject: (projectId: string, id: string) => positionInProject(projectId, id).pipe(Effect.orDie),
-      listProject: (projectId: string, options: Parameters<typeof list>[1]) =>
-        listProject(projectId, options).pipe(Effect.orDie),
+      listProject: (projectId: string, options: ListOptions) => listProject(projectId, options).pipe(Effect.orDie),
       existsInProject: (projectId: string, id: string) => existsInProject(projectId, id).pipe(Effect.orDie),
       setTitleIfUntitled: (scope: Scope, id: string, title: string) =>
         setTitleIfUntitled(scope, id, title).pipe(Effect.orDie)
