@@ -193,7 +193,7 @@ export class Run extends RunSummary.extend<Run>("Run")({
 
 export const RunListQuery = Schema.Struct({
   limit: PageLimit(Limits.run.listDefault, Limits.run.listMax),
-  after: Schema.optional(StorableString),
+  after: Schema.optional(Id),
   thread_id: Schema.optional(StorableString),
   status: Schema.optional(RunStatus),
   model_id: Schema.optional(StorableString),

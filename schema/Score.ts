@@ -45,7 +45,7 @@ export class Score extends Schema.Class<Score>("Score")({
 
 export const ScoreListQuery = Schema.Struct({
   limit: PageLimit(Limits.score.listDefault, Limits.score.listMax),
-  after: Schema.optional(StorableString),
+  after: Schema.optional(Id),
   name: Schema.optional(StorableString),
   thread_id: Schema.optional(StorableString),
   message_id: Schema.optional(StorableString),

@@ -212,6 +212,14 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
       for (const limit of ["0", "-1", "1.5", "ten"]) expectError(await listRead(`/runs?limit=${limit}`), 400, "limit")
     })
 
+    it("an empty after, or one longer than an id (48), is 400 on runs and scores", async () => {
+      for (const list of ["/runs", "/scores"]) {
+        expectError(await listRead(`${list}?after=`), 400, "after")
+        expectError(await listRead(`${list}?after=${"r".repeat(49)}`), 400, "after")
+        expect((await listRead(`${list}?after=${"r".repeat(48)}`)).status).toBe(200)
+      }
+    })
+
     it("each listed run has exactly the RunSummary shape, and matches the run read in full", async () => {
       const reply = await listRead("/runs?limit=3")
       const page = Schema.decodeUnknownSync(RunList)(reply.body, { onExcessProperty: "error" })
