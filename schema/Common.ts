@@ -6,6 +6,16 @@ import { jsonProblem } from "./Text.js"
 export const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(Limits.idMaxLength))
 
 /**
+ * The day of a text starting YYYY-MM-DD exists in its month (a pattern lets
+ * 2026-02-31 through), or the problem.
+ */
+export const dayExists = (text: string): true | string => {
+  const [year, month, day] = text.slice(0, 10).split("-").map(Number)
+  const daysInMonth = new Date(Date.UTC(year ?? 0, month ?? 0, 0)).getUTCDate()
+  return (day ?? 0) <= daysInMonth || `no day ${day} in ${text.slice(0, 7)}`
+}
+
+/**
  * ISO 8601 date-time on the wire, a Date inside. Answers carry UTC with
  * milliseconds (`2026-11-22T10:15:30.123Z`); requests may give up to 6
  * fractional digits and `Z` or an offset, years 0001 to 9999. Anything else
@@ -20,11 +30,7 @@ export const Timestamp = Schema.String.pipe(
     message: () => "expected an ISO 8601 date-time such as 2026-11-22T10:15:30.123Z"
   }),
   // Date would roll 2026-02-31 over to March 3rd.
-  Schema.filter((text) => {
-    const [year, month, day] = text.slice(0, 10).split("-").map(Number)
-    const daysInMonth = new Date(Date.UTC(year ?? 0, month ?? 0, 0)).getUTCDate()
-    return (day ?? 0) <= daysInMonth || `no day ${day} in ${text.slice(0, 7)}`
-  }),
+  Schema.filter(dayExists),
   Schema.compose(Schema.Date)
 ).annotations({
   identifier: "Timestamp",
@@ -67,9 +73,11 @@ export const utf8Length = (text: string): number => {
   return bytes
 }
 
-const serializedLength = (value: unknown): number => JSON.stringify(value)?.length ?? 0
+/** Characters of a JSON value once serialized. */
+export const serializedLength = (value: unknown): number => JSON.stringify(value)?.length ?? 0
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+/** A JSON object (not null, not an array). */
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**

@@ -1,6 +1,6 @@
 /** Engagement events (spec part 6, decisions.md §5). */
 import * as Schema from "effect/Schema"
-import { Id, utf8Length } from "./Common.js"
+import { Id, isPlainObject, utf8Length } from "./Common.js"
 import { Limits } from "./Limits.js"
 import { jsonProblem, StorableString } from "./Text.js"
 
@@ -22,9 +22,6 @@ export const EVENT_KINDS = [
   "voice_started",
   "error_shown"
 ] as const
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The first string anywhere in a JSON value longer than `max`, as a path. */
 const longString = (value: unknown, max: number, path: Array<string> = []): Array<string> | undefined => {

@@ -4,7 +4,7 @@
  * never shortened (spec part 8).
  */
 import * as Schema from "effect/Schema"
-import { Id, Metadata, PageLimit, Timestamp, utf8Length } from "./Common.js"
+import { Id, isPlainObject, Metadata, PageLimit, serializedLength, Timestamp, utf8Length } from "./Common.js"
 import { Limits } from "./Limits.js"
 import { jsonProblem, StorableString } from "./Text.js"
 
@@ -28,9 +28,6 @@ const entries = <A, I>(item: Schema.Schema<A, I>) =>
     Schema.maxItems(Limits.run.entriesMax, { message: () => `at most ${Limits.run.entriesMax} entries` })
   )
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /**
  * Tool arguments, tool results and step input: a string of at most 50,000
  * characters, or any JSON value of at most 50,000 characters serialized.
@@ -41,9 +38,7 @@ export const TextLike = Schema.Unknown.pipe(
     if (typeof value === "string") {
       return jsonProblem(value) ?? (value.length <= max || `longer than ${max} characters`)
     }
-    return (
-      jsonProblem(value) ?? ((JSON.stringify(value)?.length ?? 0) <= max || `longer than ${max} characters serialized`)
-    )
+    return jsonProblem(value) ?? (serializedLength(value) <= max || `longer than ${max} characters serialized`)
   })
 ).annotations({ identifier: "TextLike", description: "A string or JSON value, at most 50,000 characters" })
 

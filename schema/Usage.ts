@@ -1,16 +1,13 @@
 /** The project read API's usage figures (decisions.md §8). */
 import * as Schema from "effect/Schema"
+import { dayExists } from "./Common.js"
 
 const DAY = /^(?!0000)\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
 
 /** A calendar date, YYYY-MM-DD (UTC days). */
 export const CalendarDate = Schema.String.pipe(
   Schema.pattern(DAY, { message: () => "expected a date such as 2026-11-22" }),
-  Schema.filter((text) => {
-    const [year, month, day] = text.split("-").map(Number)
-    const daysInMonth = new Date(Date.UTC(year ?? 0, month ?? 0, 0)).getUTCDate()
-    return (day ?? 0) <= daysInMonth || `no day ${day} in ${text.slice(0, 7)}`
-  })
+  Schema.filter(dayExists)
 ).annotations({ identifier: "CalendarDate", description: "YYYY-MM-DD" })
 
 export const UsageQuery = Schema.Struct({

@@ -4,17 +4,16 @@
  * text parts count; anything else is ignored.
  */
 
+import { isPlainObject } from "../../schema/Common.js"
+
 export interface Turn {
   readonly role: string
   readonly text: string
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const partText = (part: unknown): string | undefined => {
   if (typeof part === "string") return part
-  if (!isObject(part)) return undefined
+  if (!isPlainObject(part)) return undefined
   if ((part.type === "text" || part.type === undefined) && typeof part.text === "string") return part.text
   return undefined
 }
@@ -39,12 +38,14 @@ const messageText = (message: Record<string, unknown>): string => {
   const parts = contentText(message.parts)
   if (parts.trim() !== "") return parts
   // A stored message row ({ format, content: { role, content } }) carries the message one level down.
-  return isObject(message.content) ? contentText(message.content.content) || contentText(message.content.parts) : ""
+  return isPlainObject(message.content)
+    ? contentText(message.content.content) || contentText(message.content.parts)
+    : ""
 }
 
 const messageRole = (message: Record<string, unknown>): string => {
   if (typeof message.role === "string") return message.role
-  if (isObject(message.content) && typeof message.content.role === "string") return message.content.role
+  if (isPlainObject(message.content) && typeof message.content.role === "string") return message.content.role
   return "user"
 }
 
