@@ -96,11 +96,7 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
       to: query.to
     })
 
-    const list = Effect.fn("Runs.list")(function* (projectId: string, query: RunListQuery) {
-      return yield* repo.list(projectId, filters(query))
-    })
-
-    /** The same page as one JSON text per run (RunSummary's shape). */
+    /** A page of the project's runs, newest first, as one JSON text per run (RunSummary's shape). */
     const listJson = Effect.fn("Runs.listJson")(function* (projectId: string, query: RunListQuery) {
       return yield* repo.listJson(projectId, filters(query))
     })
@@ -111,6 +107,6 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
       return run
     })
 
-    return { report, list, listJson, get } as const
+    return { report, listJson, get } as const
   })
 }) {}

@@ -47,6 +47,13 @@ const zero = (): UsageCounts => ({
   title_generations: 0
 })
 
+/** The counts of a summed row (numbers or numeric text), zero where absent. */
+const countsOf = (row: Partial<Record<UsageField, unknown>> | undefined): UsageCounts => {
+  const counts = zero()
+  for (const field of USAGE_FIELDS) counts[field] = Number(row?.[field] ?? 0)
+  return counts
+}
+
 interface Pending {
   readonly projectId: string
   readonly day: string
@@ -152,9 +159,7 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
       const byDay = new Map(rows.map((row) => [row.day, row]))
       return daysBetween(from, to).map((date): UsageDay => {
         const row = byDay.get(date)
-        const counts = zero()
-        for (const field of USAGE_FIELDS) counts[field] = Number(row?.[field] ?? 0)
-        return { date, ...counts, active_users: Number(row?.active_users ?? 0) }
+        return { date, ...countsOf(row), active_users: Number(row?.active_users ?? 0) }
       })
     })
 
@@ -166,9 +171,7 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
         FROM usage_daily u
         WHERE u.project_id = ${projectId} AND u.day BETWEEN ${from}::date AND ${to}::date
           AND ${sql.literal(NOT_TEST_USER)}`.pipe(Effect.orDie)
-      const counts = zero()
-      for (const field of USAGE_FIELDS) counts[field] = Number(row?.[field] ?? 0)
-      const totals: UsageTotals = { ...counts, active_users: Number(row?.active_users ?? 0) }
+      const totals: UsageTotals = { ...countsOf(row), active_users: Number(row?.active_users ?? 0) }
       return totals
     })
 

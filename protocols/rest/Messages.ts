@@ -6,6 +6,10 @@ import { Api } from "../../schema/Api.js"
 import { Messages } from "../../src/Messages.js"
 import type { MessageRow } from "../../src/storage/MessagesRepo.js"
 
+/** A JSON answer written as is: text the database made, spliced (the route's schema gives its shape). */
+export const rawJson = (body: string): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.raw(body, { contentType: "application/json", contentLength: Buffer.byteLength(body) })
+
 /**
  * A page of messages written straight from the rows: content and timestamps
  * arrive from the database as JSON-ready text and are spliced in, and the
@@ -21,8 +25,7 @@ export const messagePage = (rows: ReadonlyArray<MessageRow>): HttpServerResponse
         `"format":${JSON.stringify(row.format)},"content":${row.content}}`
     )
   }
-  const body = `{"messages":[${parts.join(",")}]}`
-  return HttpServerResponse.raw(body, { contentType: "application/json", contentLength: Buffer.byteLength(body) })
+  return rawJson(`{"messages":[${parts.join(",")}]}`)
 }
 
 export const MessagesLive = HttpApiBuilder.group(Api, "messages", (handlers) =>

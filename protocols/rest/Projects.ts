@@ -1,5 +1,4 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import { ProjectCaller } from "../../schema/Api/Security.js"
 import { Api } from "../../schema/Api.js"
@@ -11,13 +10,9 @@ import { Runs } from "../../src/Runs.js"
 import { Scores } from "../../src/Scores.js"
 import { Threads } from "../../src/Threads.js"
 import { Usage, utcDay } from "../../src/Usage.js"
-import { messagePage } from "./Messages.js"
+import { messagePage, rawJson } from "./Messages.js"
 
 const DAY_MS = 86_400_000
-
-/** A JSON answer written as is (the RunList schema's shape, made by the database). */
-const rawJson = (body: string) =>
-  HttpServerResponse.raw(body, { contentType: "application/json", contentLength: Buffer.byteLength(body) })
 
 /**
  * The span of a usage query: `to` defaults to today (UTC) and `from` to 29

@@ -67,9 +67,6 @@ interface Detail {
 
 type SummaryRow = ConstructorParameters<typeof RunSummary>[0]
 
-// Rows come from our own migrations, so they are mapped, not re-validated.
-const toSummary = (row: SummaryRow): RunSummary => RunSummary.make(row, { disableValidation: true })
-
 const toRun = (row: SummaryRow & { readonly detail: Detail }): Run => {
   const { detail, ...summary } = row
   return Run.make(
@@ -147,13 +144,8 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
       return sql.and(conditions)
     }
 
-    /** A project's runs, newest first. */
-    const list = (projectId: string, filters: RunFilters) =>
-      sql<SummaryRow>`SELECT ${summary} FROM runs WHERE ${where(projectId, filters)}
-        ORDER BY id DESC LIMIT ${filters.limit}`.pipe(Effect.map((rows) => rows.map(toSummary)))
-
     /**
-     * The same page as JSON text, one object a run, made by the database
+     * A project's runs, newest first, as JSON text, one object a run, made by the database
      * (timestamps as ISO 8601 UTC with milliseconds): the protocol splices it
      * into the answer without building and encoding objects (measured in bench/).
      */
@@ -170,7 +162,6 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
 
     return {
       insert: (scope: Scope, run: NewRun) => insert(scope, run).pipe(Effect.orDie),
-      list: (projectId: string, filters: RunFilters) => list(projectId, filters).pipe(Effect.orDie),
       listJson: (projectId: string, filters: RunFilters) => listJson(projectId, filters).pipe(Effect.orDie),
       get: (projectId: string, runId: string) => get(projectId, runId).pipe(Effect.orDie)
     } as const
