@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from "node:crypto"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -10,6 +9,7 @@ import { Limits } from "../../schema/Limits.js"
 import { parseSdkHeader } from "../../schema/SdkHeader.js"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
 import { Issuers } from "../../src/auth/Issuers.js"
+import { sameSecret } from "../../src/auth/Secrets.js"
 import { Tokens } from "../../src/auth/Tokens.js"
 import { AppConfig } from "../../src/Config.js"
 import { SdkClients } from "../../src/SdkClients.js"
@@ -99,10 +99,6 @@ export const AuthenticatedLive = Layer.effect(
     }
   })
 )
-
-/** Constant time whatever the lengths: the digests are compared, not the strings. */
-const sameSecret = (given: string, expected: string): boolean =>
-  timingSafeEqual(createHash("sha256").update(given).digest(), createHash("sha256").update(expected).digest())
 
 export const AdminAuthLive = Layer.effect(
   AdminAuth,

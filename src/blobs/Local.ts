@@ -2,7 +2,8 @@
  * The default blob store: files under BLOB_DIR (default `${DATA_DIR}/blobs`),
  * behind URLs the gateway itself serves and signs with an HMAC-SHA256 key.
  */
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
+
+import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { createReadStream, createWriteStream } from "node:fs"
 import { mkdir, rename, stat, unlink } from "node:fs/promises"
 import { dirname, join } from "node:path"
@@ -17,6 +18,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import { sameSecret } from "../auth/Secrets.js"
 import { AppConfig } from "../Config.js"
 import { BlobStore, type SignedRequest, type WriteResult } from "./BlobStore.js"
 
@@ -57,13 +59,6 @@ const signingSecret = Effect.gen(function* () {
   if (row === undefined) return yield* Effect.dieMessage("no blob signing secret")
   return row.secret
 }).pipe(Effect.catchTag("SqlError", Effect.die))
-
-/** Constant time; compares bytes (equal string lengths can differ in UTF-8 bytes). */
-const sameText = (given: string, expected: string): boolean => {
-  const a = Buffer.from(given)
-  const b = Buffer.from(expected)
-  return a.length === b.length && timingSafeEqual(a, b)
-}
 
 /** Where the signed URLs point: the project's frontend base URL, so its allowed origins (CORS) apply. */
 const routeOf = (key: string): string => `/p/${key.slice(0, key.indexOf("/"))}/v1/blobs/${key}`
@@ -172,7 +167,7 @@ export const layer = Layer.effect(
     const verify = (request: SignedRequest) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
         if (!/^\d{1,12}$/.test(request.expires) || Number(request.expires) * 1000 <= now) return false
-        return sameText(request.signature, signBlobRequest(secret, request))
+        return sameSecret(request.signature, signBlobRequest(secret, request))
       })
 
     /** Absent is none; any other failure (permissions, I/O) is a fault of ours. */
