@@ -118,6 +118,12 @@ export const Limits = {
     /** Message bodies: 64 KB of content plus its envelope. */
     messageMaxBytes: 128 * 1024,
     /** Run reports: their own limits allow more than the default cap; this bounds the whole report. */
-    runMaxBytes: 4 * 1024 * 1024
+    runMaxBytes: 4 * 1024 * 1024,
+    /**
+     * Nesting of a whole JSON body: the values' own limit (`jsonMaxDepth`)
+     * plus room for the deepest envelope (a run's steps, tool calls and
+     * arguments). Deeper bodies are refused before they are parsed.
+     */
+    jsonMaxDepth: 80
   }
 } as const

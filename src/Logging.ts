@@ -1,15 +1,46 @@
+import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 
+const describe = (error: unknown): string =>
+  error instanceof Error ? `${error.name}: ${error.message}` : "unknown error"
+
+/**
+ * A logger that never throws: a line whose message or cause cannot be
+ * rendered (a value nested too deep for the formatter's recursion, say) is
+ * written as a short note instead, so a defect's log line cannot itself fail.
+ */
+export const guarded = <A>(logger: Logger.Logger<unknown, A>): Logger.Logger<unknown, A | undefined> =>
+  Logger.make((options) => {
+    try {
+      return logger.log(options)
+    } catch (error) {
+      try {
+        return logger.log({
+          ...options,
+          message: `a log line could not be rendered (${describe(error)})`,
+          cause: Cause.isEmpty(options.cause)
+            ? Cause.empty
+            : Cause.die(new Error(describe(Cause.squash(options.cause))))
+        })
+      } catch {
+        return undefined
+      }
+    }
+  })
+
 /** LOG_FORMAT json (default: one JSON object a line), logfmt or pretty; LOG_LEVEL info by default. */
 export const LoggingLive = Layer.unwrapEffect(
   Effect.gen(function* () {
     const format = yield* Config.literal("json", "pretty", "logfmt")("LOG_FORMAT").pipe(Config.withDefault("json"))
     const level = yield* Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
-    const logger = format === "pretty" ? Logger.pretty : format === "logfmt" ? Logger.logFmt : Logger.json
-    return Layer.merge(logger, Logger.minimumLogLevel(level))
+    const logger =
+      format === "pretty"
+        ? Logger.prettyLogger()
+        : Logger.withConsoleLog(format === "logfmt" ? Logger.logfmtLogger : Logger.jsonLogger)
+    return Layer.merge(Logger.replace(Logger.defaultLogger, guarded(logger)), Logger.minimumLogLevel(level))
   })
 )

@@ -9,7 +9,6 @@ import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -25,6 +24,7 @@ import {
 import { Limits } from "../../schema/Limits.js"
 import { Origins } from "../../src/Origins.js"
 import { sqlState } from "../../src/storage/SqlErrors.js"
+import { JsonBodyError, MAX_BYTES_EXCEEDED, withBodyRules } from "./Body.js"
 import { FrontendProject, splitFrontendUrl } from "./Frontend.js"
 
 type WireError = InvalidRequest | Forbidden | NotFound | PayloadTooLarge | UnsupportedMediaType | Internal
@@ -105,9 +105,6 @@ const normalizeDecodeError = (response: HttpServerResponse.HttpServerResponse) =
   return invalidRequest(message, issues)
 }
 
-/** The message of the platform's body cap, which the chunked reader uses too. */
-const MAX_BYTES_EXCEEDED = "maxBytes exceeded"
-
 const isBodyTooLarge = (error: HttpServerError.RequestError) =>
   error.cause instanceof Error && error.cause.message === MAX_BYTES_EXCEEDED
 
@@ -128,9 +125,12 @@ const fromCause = (cause: Cause.Cause<unknown>) => {
   if (HttpServerError.isServerError(error)) {
     if (error._tag === "RouteNotFound") return Effect.succeed(reply(404, new NotFound({ message: "no such route" })))
     if (error._tag === "RequestError") {
-      return Effect.succeed(
-        isBodyTooLarge(error) ? tooLarge("request body is too large") : invalidRequest("request body is not valid JSON")
-      )
+      if (isBodyTooLarge(error)) return Effect.succeed(tooLarge("request body is too large"))
+      const { cause } = error
+      if (cause instanceof JsonBodyError) {
+        return Effect.succeed(invalidRequest(cause.message, [{ path: cause.path, message: cause.message }]))
+      }
+      return Effect.succeed(invalidRequest("request body is not valid JSON"))
     }
   }
   if (isUnstorableValue(error)) {
@@ -141,72 +141,6 @@ const fromCause = (cause: Cause.Cause<unknown>) => {
   return Effect.logError("request failed", cause).pipe(
     Effect.as(reply(500, new Internal({ message: "internal error" })))
   )
-}
-
-/**
- * A body sent without Content-Length (chunked) is read under the cap by this
- * reader rather than the platform's: the platform's destroys the request
- * stream, and with it the socket, before a 413 can be written. It reads only
- * when the handler asks for the body (after authentication), once.
- */
-const readCapped = (request: HttpServerRequest.HttpServerRequest, maxBytes: number) =>
-  Effect.async<Buffer, HttpServerError.RequestError>((resume) => {
-    const source = NodeHttpServerRequest.toIncomingMessage(request)
-    const chunks: Array<Buffer> = []
-    let size = 0
-    const cleanup = () => {
-      source.off("data", onData)
-      source.off("end", onEnd)
-      source.off("error", onError)
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= maxBytes) {
-        chunks.push(chunk)
-        return
-      }
-      cleanup()
-      // Discard the rest; the 413 closes the connection.
-      source.resume()
-      resume(
-        Effect.fail(
-          new HttpServerError.RequestError({ request, reason: "Decode", cause: new Error(MAX_BYTES_EXCEEDED) })
-        )
-      )
-    }
-    const onEnd = () => {
-      cleanup()
-      resume(Effect.succeed(Buffer.concat(chunks)))
-    }
-    const onError = (cause: Error) => {
-      cleanup()
-      resume(Effect.fail(new HttpServerError.RequestError({ request, reason: "Transport", cause })))
-    }
-    source.on("data", onData)
-    source.on("end", onEnd)
-    source.on("error", onError)
-    return Effect.sync(cleanup)
-  })
-
-const withCappedBody = (
-  request: HttpServerRequest.HttpServerRequest,
-  maxBytes: number
-): HttpServerRequest.HttpServerRequest => {
-  const body = Effect.runSync(Effect.cached(readCapped(request, maxBytes)))
-  const text = Effect.map(body, (bytes) => bytes.toString("utf8"))
-  const capped: HttpServerRequest.HttpServerRequest = Object.create(request, {
-    text: { value: text },
-    json: {
-      value: Effect.flatMap(text, (content) =>
-        Effect.try({
-          try: (): unknown => (content === "" ? null : JSON.parse(content)),
-          catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
-        })
-      )
-    },
-    arrayBuffer: { value: Effect.map(body, (bytes) => new Uint8Array(bytes).buffer) }
-  })
-  return capped
 }
 
 /**
@@ -229,17 +163,13 @@ const serve = (
       if (policy.json && !isJson(request.headers["content-type"])) {
         return reply(415, new UnsupportedMediaType({ message: "request body must be application/json" }))
       }
-      if (declared === undefined) {
-        const response = yield* Effect.provideService(
-          httpEffect,
-          HttpServerRequest.HttpServerRequest,
-          withCappedBody(request, policy.maxBytes)
-        )
-        return normalizeDecodeError(response)
-      }
+      // A declared length is within the cap here, and Node reads no more than
+      // it declares, so the platform's own body cap has nothing left to do.
+      const withBody = withBodyRules(request, declared === undefined ? policy.maxBytes : undefined)
+      return normalizeDecodeError(
+        yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, withBody)
+      )
     }
-    // A declared length is within the cap here, and Node reads no more than
-    // it declares, so the platform's own body cap has nothing left to do.
     return normalizeDecodeError(yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, request))
   }).pipe(Effect.catchAllCause(fromCause))
 

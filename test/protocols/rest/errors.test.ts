@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import {
+  ADMIN_TOKEN,
   admin,
   asUser,
   call,
@@ -305,6 +306,49 @@ describe.each(stores)("errors ($name)", (storeUnderTest) => {
       })
       expectError(reply, 400, "content")
       expect((await listMessages(alice, threadId)).length).toBeGreaterThan(0)
+    })
+
+    it("a body of thousands of nested arrays or objects is 400 on every JSON route, credentials or not", async () => {
+      const arrays = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`
+      const objects = (levels: number) => `${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`
+      const bodies = [arrays(3000), arrays(5000), objects(3000), `{"refresh_token":${arrays(4000)}}`]
+      const json = { "content-type": "application/json" }
+      const routes: Array<[string, string, Record<string, string>]> = [
+        ["POST", `/p/${projectId}/v1/auth/tokens/refresh`, json],
+        ["POST", "/v1/threads", { ...json, ...headers() }],
+        ["POST", "/v1/threads", json],
+        ["PUT", `/v1/threads/${threadId}`, { ...json, ...headers() }],
+        ["POST", `/v1/threads/${threadId}/messages`, { ...json, ...headers() }],
+        ["POST", "/v1/runs", { ...json, ...headers() }],
+        ["POST", "/v1/runs/stream", { ...json, ...headers() }],
+        ["POST", "/v1/events", { ...json, ...headers() }],
+        ["POST", "/v1/scores", { ...json, ...headers() }],
+        ["POST", "/v1/threads/claim", { ...json, ...headers() }],
+        ["PUT", `/v1/admin/projects/${projectId}/origins`, { ...json, authorization: `Bearer ${ADMIN_TOKEN}` }]
+      ]
+      for (const [method, path, routeHeaders] of routes) {
+        for (const body of bodies) {
+          for (const chunked of [false, true]) {
+            const reply = await rawRequest(`${gateway.baseUrl}${path}`, {
+              method,
+              headers: routeHeaders,
+              body,
+              chunked
+            })
+            const label = `${method} ${path} ${chunked ? "chunked" : "sized"} ${body.slice(0, 20)}`
+            // Without credentials the 401 comes first (the body is never read); never a 500.
+            if (reply.status === 401) expect(routeHeaders.authorization === undefined, label).toBe(true)
+            else expectError(reply, 400)
+          }
+        }
+      }
+      const named = await rawRequest(`${gateway.baseUrl}/v1/threads`, {
+        method: "POST",
+        headers: { ...json, ...headers() },
+        body: `{"last_message_at":"${NOW}","metadata":${arrays(200)}}`
+      })
+      expectError(named, 400, "metadata")
+      expect(named.body.message).toContain("deeper than 80 levels")
     })
 
     it("content nested 64 levels is stored, 65 is 400", async () => {
