@@ -8,7 +8,7 @@ export const AuthTokensLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
   Effect.gen(function* () {
     const tokens = yield* Tokens
     return handlers.handle("issueToken", () =>
-      Effect.flatMap(Caller, (caller) => tokens.issueAccessToken(caller)).pipe(Effect.map((token) => ({ token })))
+      Effect.flatMap(Caller, (caller) => tokens.mint(caller)).pipe(Effect.map((token) => ({ token })))
     )
   })
 )

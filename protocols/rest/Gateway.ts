@@ -26,6 +26,7 @@ import { Origins } from "../../src/Origins.js"
 import { sqlState } from "../../src/storage/SqlErrors.js"
 import { JsonBodyError, MAX_BYTES_EXCEEDED, withBodyRules } from "./Body.js"
 import { FrontendProject, splitFrontendUrl } from "./Frontend.js"
+import { routeRules } from "./RouteTable.js"
 
 type WireError = InvalidRequest | Forbidden | NotFound | PayloadTooLarge | UnsupportedMediaType | Internal
 
@@ -194,6 +195,18 @@ const preflight = (origin: string) =>
     }
   })
 
+/** A route of the other host answers as a route that does not exist (decisions.md §4). */
+const notOnThisHost = (servedOn: "backend" | "frontend") =>
+  reply(
+    404,
+    new NotFound({
+      message:
+        servedOn === "backend"
+          ? "no such route on a frontend base URL: this one is served on the backend host, with an API key"
+          : "no such route on the backend host: this one is served on a project's URL, /p/{project_id}/v1/..."
+    })
+  )
+
 const originRefused = () =>
   reply(403, new Forbidden({ message: "this origin is not allowed for the project (see its allowed origins)" }))
 
@@ -206,7 +219,11 @@ export const gatewayMiddleware = (defaultMaxBytes: number) =>
           const original = yield* HttpServerRequest.HttpServerRequest
           // A frontend base URL serves the same routes: strip the prefix, keep its project.
           const frontend = splitFrontendUrl(original.url)
-          if (frontend === undefined) return yield* serve(httpEffect, original, defaultMaxBytes)
+          if (frontend === undefined) {
+            if (routeRules(original.method, original.url).host === "frontend") return notOnThisHost("frontend")
+            return yield* serve(httpEffect, original, defaultMaxBytes)
+          }
+          if (routeRules(original.method, frontend.url).host === "backend") return notOnThisHost("backend")
           const request = original.modify({ url: frontend.url })
           // `httpEffect` is shared by every request: wrap it per request, never reassign it.
           // `serve` provides the request (with the prefix stripped, and its body capped).

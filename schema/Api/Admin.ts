@@ -2,6 +2,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
+import * as Context from "effect/Context"
 import {
   AllowedOrigins,
   ApiKeyCreated,
@@ -19,6 +20,7 @@ import {
   TestUserPrefixes
 } from "../Admin.js"
 import { NotFound } from "../Errors.js"
+import { ServedOn } from "./Hosts.js"
 import { AdminAuth } from "./Security.js"
 
 export class AdminGroup extends HttpApiGroup.make("admin")
@@ -107,4 +109,5 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   )
   .middleware(AdminAuth)
   .prefix("/admin")
-  .annotate(OpenApi.Description, "Admin plane: requires ADMIN_TOKEN as the bearer; 404 when ADMIN_TOKEN is not set") {}
+  .annotate(OpenApi.Description, "Admin plane: requires ADMIN_TOKEN as the bearer; 404 when ADMIN_TOKEN is not set")
+  .annotateContext(Context.make(ServedOn, "backend")) {}

@@ -1,8 +1,13 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as Context from "effect/Context"
 import { TokenIssued } from "../Auth.js"
+import { Forbidden } from "../Errors.js"
+import { ServedOn } from "./Hosts.js"
 import { Authenticated } from "./Security.js"
 
 export class AuthGroup extends HttpApiGroup.make("auth")
-  .add(HttpApiEndpoint.post("issueToken", "/auth/tokens").addSuccess(TokenIssued))
-  .middleware(Authenticated) {}
+  .add(HttpApiEndpoint.post("issueToken", "/auth/tokens").addSuccess(TokenIssued).addError(Forbidden))
+  .middleware(Authenticated)
+  // Minting is an API-key act: a token holder must not renew its own token (it would outlive a revoked session).
+  .annotateContext(Context.make(ServedOn, "backend")) {}

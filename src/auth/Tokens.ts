@@ -1,9 +1,11 @@
 import * as Effect from "effect/Effect"
 import { createLocalJWKSet, jwtVerify } from "jose"
 import type { CallerShape } from "../../schema/Api/Security.js"
+import { Forbidden } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { AppConfig } from "../Config.js"
 import { ulid } from "../Ids.js"
+import { isConsistentTokenIdentity } from "./Principals.js"
 import { SigningKeys } from "./SigningKeys.js"
 
 export interface VerifiedToken {
@@ -34,6 +36,18 @@ export class Tokens extends Effect.Service<Tokens>()("svc/Tokens", {
       })
     })
 
+    /**
+     * `POST /v1/auth/tokens`: only an API-key caller (the app's backend) mints
+     * tokens. A token holder that could mint would renew its own access
+     * indefinitely, past a revoked session or an external token's expiry.
+     */
+    const mint = Effect.fn("Tokens.mint")(function* (caller: CallerShape) {
+      if (caller.mode !== "api_key") {
+        return yield* Effect.fail(new Forbidden({ message: "tokens are minted with an API key on the backend host" }))
+      }
+      return yield* issueAccessToken(caller)
+    })
+
     const keySet = createLocalJWKSet({ keys: [...keys.jwks.keys] })
 
     /**
@@ -54,11 +68,12 @@ export class Tokens extends Effect.Service<Tokens>()("svc/Tokens", {
         Effect.map(({ payload }): VerifiedToken | undefined => {
           const { anon, sub, wid } = payload
           if (typeof sub !== "string" || sub === "" || typeof wid !== "string" || wid === "") return undefined
+          if (!isConsistentTokenIdentity(sub, wid, anon === true)) return undefined
           return { userId: sub, workspaceId: wid, anonymous: anon === true }
         }),
         Effect.orElseSucceed((): VerifiedToken | undefined => undefined)
       )
 
-    return { issueAccessToken, verifyAccessToken, issuer } as const
+    return { issueAccessToken, mint, verifyAccessToken, issuer } as const
   })
 }) {}

@@ -9,8 +9,17 @@ import {
   SignJWT
 } from "jose"
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, startGateway, stores, type UserClient, useGateway } from "../../layers.js"
-import { expectError } from "./helpers.js"
+import {
+  ADMIN_TOKEN,
+  asUser,
+  call,
+  createProject,
+  startGateway,
+  stores,
+  type UserClient,
+  useGateway
+} from "../../layers.js"
+import { asAnonymous, asJwtUser, expectError } from "./helpers.js"
 
 const PUBLIC_URL = "https://svc.example.test"
 
@@ -62,6 +71,53 @@ describe.each(stores)("service-issued tokens ($name)", (storeUnderTest) => {
     const second = await alice("POST", "/auth/tokens")
     const { payload: again } = await jwtVerify(second.body.token, createLocalJWKSet(await jwks()))
     expect(again.jti).not.toBe(payload.jti)
+  })
+
+  it("a token holder cannot mint: POST /auth/tokens is 404 on the frontend URL, for JWT and anonymous callers", async () => {
+    const project = await createProject(handle.current)
+    const jwtUser = await asJwtUser(handle.current, project, "alice", "ws-mint")
+    const anonymous = await asAnonymous(handle.current, project.project_id)
+    for (const client of [jwtUser, anonymous.client]) {
+      // The bearer works on the frontend URL, but cannot renew itself there.
+      expect((await client("GET", "/threads")).status).toBe(200)
+      const minted = await client("POST", "/auth/tokens")
+      expectError(minted, 404)
+      expect(minted.body.message).toContain("backend host")
+    }
+    // After a claim revokes the anonymous session, its access token cannot be traded for a fresh one either.
+    const claimed = await asUser(
+      handle.current,
+      project.api_key,
+      "alice",
+      "ws-mint"
+    )("POST", "/threads/claim", {
+      body: { refresh_token: anonymous.refreshToken }
+    })
+    expect(claimed.status, claimed.text).toBe(200)
+    expectError(await anonymous.client("POST", "/auth/tokens"), 404)
+    const refreshed = await call(handle.current.baseUrl, "POST", `/p/${project.project_id}/v1/auth/tokens/refresh`, {
+      body: { refresh_token: anonymous.refreshToken }
+    })
+    expect(refreshed.status).toBe(401)
+  })
+
+  it("the admin API is served on the backend host only, the anonymous routes on the frontend URL only", async () => {
+    const reply = await call(handle.current.baseUrl, "GET", `/p/${projectId}/v1/admin/projects`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` }
+    })
+    expectError(reply, 404)
+    expect(
+      (
+        await call(handle.current.baseUrl, "GET", "/v1/admin/projects", {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` }
+        })
+      ).status
+    ).toBe(200)
+    expectError(await call(handle.current.baseUrl, "POST", "/v1/auth/tokens/anonymous"), 404)
+    expectError(
+      await call(handle.current.baseUrl, "POST", "/v1/auth/tokens/refresh", { body: { refresh_token: "rt_x" } }),
+      404
+    )
   })
 
   it("needs an API key with the identity headers", async () => {
