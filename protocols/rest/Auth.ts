@@ -9,6 +9,7 @@ import { Limits } from "../../schema/Limits.js"
 import { parseSdkHeader } from "../../schema/SdkHeader.js"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
 import { Issuers } from "../../src/auth/Issuers.js"
+import { ANONYMOUS_ID_PREFIX, isAnonymousId } from "../../src/auth/Principals.js"
 import { sameSecret } from "../../src/auth/Secrets.js"
 import { Tokens } from "../../src/auth/Tokens.js"
 import { AppConfig } from "../../src/Config.js"
@@ -34,6 +35,11 @@ const identityHeader = (request: HttpServerRequest.HttpServerRequest, name: "svc
   if (value === undefined || value === "") return Effect.fail(invalid(`${label} header is required`, label))
   if (value.length > Limits.identityHeaderMaxLength) {
     return Effect.fail(invalid(`${label} is longer than ${Limits.identityHeaderMaxLength} characters`, label))
+  }
+  if (isAnonymousId(value)) {
+    return Effect.fail(
+      invalid(`${label} may not start with ${ANONYMOUS_ID_PREFIX}: that prefix is reserved for anonymous users`, label)
+    )
   }
   return Effect.succeed(value)
 }

@@ -4,6 +4,7 @@ import type { ExternalIssuer } from "../../schema/Admin.js"
 import { IssuersRepo } from "../storage/IssuersRepo.js"
 import { ProjectsRepo } from "../storage/ProjectsRepo.js"
 import { TtlCache } from "../TtlCache.js"
+import { isIdentifiedIdentity } from "./Principals.js"
 import type { VerifiedToken } from "./Tokens.js"
 
 /** How long a project's issuer settings are remembered; a change through this gateway applies at once. */
@@ -69,6 +70,8 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
             if (typeof user !== "string" || user === "" || typeof workspace !== "string" || workspace === "") {
               return undefined
             }
+            // An external subject may not be an anonymous user of this service.
+            if (!isIdentifiedIdentity(user, workspace)) return undefined
             return { userId: user, workspaceId: workspace, anonymous: false }
           }),
           Effect.catchAll((error) => Effect.as(Effect.logDebug("external token refused", String(error)), undefined))

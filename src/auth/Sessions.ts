@@ -3,10 +3,11 @@ import type { CallerShape } from "../../schema/Api/Security.js"
 import { Forbidden, InvalidRefreshToken, notFound } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { workspaceSegment } from "../Files.js"
-import { newId, ulid } from "../Ids.js"
+import { newId } from "../Ids.js"
 import { RefreshTokensRepo } from "../storage/RefreshTokensRepo.js"
 import { ThreadsRepo } from "../storage/ThreadsRepo.js"
 import { WorkspaceClaimsRepo } from "../storage/WorkspaceClaimsRepo.js"
+import { newAnonymousUserId } from "./Principals.js"
 import { hashSecret, newSecret } from "./Secrets.js"
 import { Tokens } from "./Tokens.js"
 
@@ -35,7 +36,7 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
 
     /** A new anonymous user (its workspace is its own id) with a 30-day refresh token. */
     const createAnonymous = Effect.fn("Sessions.createAnonymous")(function* (projectId: string) {
-      const userId = `anon_${ulid()}`
+      const userId = newAnonymousUserId()
       const refreshToken = newSecret("rt")
       const stored = yield* repo.insert({
         projectId,

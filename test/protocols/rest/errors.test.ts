@@ -234,6 +234,36 @@ describe.each(stores)("errors ($name)", (storeUnderTest) => {
       }
     })
 
+    it("identity headers may not name an anonymous user (anon_...): 400, and its threads stay out of reach", async () => {
+      const anonymous = await call(gateway.baseUrl, "POST", `/p/${projectId}/v1/auth/tokens/anonymous`)
+      expect(anonymous.status).toBe(200)
+      const token: string = anonymous.body.access_token
+      const anonId = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")).sub as string
+      expect(anonId.startsWith("anon_")).toBe(true)
+      for (const [header, label] of [
+        ["svc-user-id", "Svc-User-Id"],
+        ["svc-workspace-id", "Svc-Workspace-Id"]
+      ] as const) {
+        for (const value of [anonId, "anon_x"]) {
+          expectError(
+            await call(gateway.baseUrl, "GET", "/v1/threads", { headers: { ...headers(), [header]: value } }),
+            400,
+            label
+          )
+          expectError(
+            await call(gateway.baseUrl, "POST", "/v1/auth/tokens", { headers: { ...headers(), [header]: value } }),
+            400,
+            label
+          )
+        }
+      }
+      // Other ids that merely contain the word are identities like any other.
+      expect(
+        (await call(gateway.baseUrl, "GET", "/v1/threads", { headers: { ...headers(), "svc-user-id": "Anon_1" } }))
+          .status
+      ).toBe(200)
+    })
+
     it("Svc-Sdk: 8 tokens pass, 9 are 400", async () => {
       const tokens = (n: number) => ["svc-client/0.2.0", ...Array.from({ length: n - 1 }, (_, i) => `app${i}/1.0.${i}`)]
       const eight = { "svc-sdk": tokens(8).join(" ") }

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net"
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { admin, call, createProject, NOW, stores, useGateway } from "../../layers.js"
-import { expectError } from "./helpers.js"
+import { asAnonymous, expectError } from "./helpers.js"
 
 const ISSUER = "https://idp.example.test"
 const AUDIENCE = "my-app"
@@ -109,6 +109,33 @@ describe.each(stores)("external identity providers ($name)", (storeUnderTest) =>
     )
     expect(row).toEqual({ user_id: "ext-user", workspace_id: "org-1" })
     expect((await front(token)).body.threads).toHaveLength(1)
+  })
+
+  it("an external sub or workspace equal to an anonymous user's id cannot reach that user's threads", async () => {
+    const anonymous = await asAnonymous(handle.current, projectId)
+    const created = await anonymous.client("POST", "/threads", { body: { last_message_at: NOW } })
+    expect(created.status, created.text).toBe(201)
+    const issuer = admin(handle.current)
+    const settings = { issuer: ISSUER, jwks_url: `${idp.url}/jwks`, audience: AUDIENCE }
+    try {
+      // No workspace claim: the user is its own workspace, as an anonymous user is.
+      expect((await issuer("PUT", `/projects/${projectId}/issuer`, settings)).status).toBe(200)
+      expectError(await front(await idp.sign({ sub: anonymous.userId })), 401)
+      expectError(
+        await front(await idp.sign({ sub: anonymous.userId }), "GET", `/threads/${created.body.thread_id}`),
+        401
+      )
+      expect((await front(await idp.sign({ sub: "ext-user" }))).status).toBe(200)
+      // With a workspace claim naming the anonymous user's workspace.
+      await issuer("PUT", `/projects/${projectId}/issuer`, { ...settings, workspace_claim: "org" })
+      expectError(await front(await idp.sign({ org: anonymous.userId })), 401)
+      // The provider's tokens are not a way to mint service tokens either.
+      expectError(await front(await idp.sign(), "POST", "/auth/tokens"), 404)
+      // The anonymous user still sees its thread, alone.
+      expect((await anonymous.client("GET", "/threads")).body.threads).toHaveLength(1)
+    } finally {
+      await issuer("PUT", `/projects/${projectId}/issuer`, { ...settings, workspace_claim: "org" })
+    }
   })
 
   it.each([
