@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import { notFound } from "../schema/Errors.js"
 import { OriginsRepo } from "./storage/OriginsRepo.js"
 import { ProjectsRepo } from "./storage/ProjectsRepo.js"
 import { TtlCache } from "./TtlCache.js"
@@ -29,9 +30,8 @@ export class Origins extends Effect.Service<Origins>()("svc/Origins", {
     const list = (projectId: string) => Effect.zipRight(projects.require(projectId), repo.list(projectId))
 
     const replace = Effect.fn("Origins.replace")(function* (projectId: string, origins: ReadonlyArray<string>) {
-      yield* projects.require(projectId)
       const unique = [...new Set(origins)]
-      yield* repo.replace(projectId, unique)
+      if (!(yield* repo.replace(projectId, unique))) return yield* Effect.fail(notFound("project"))
       cache.delete(projectId)
       return unique.sort()
     })
