@@ -41,21 +41,20 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       threadId: string,
       input: CreateMessage
     ) {
-      const id = newId("msg")
       const outcome = yield* repo.append(caller, {
-        id,
+        id: newId("msg"),
         threadId,
         userId: caller.userId,
         parentId: input.parent_id,
         format: input.format,
         contentJson: JSON.stringify(input.content)
       })
-      if (outcome === "thread_not_found") return yield* Effect.fail(notFound("thread"))
-      if (outcome === "parent_not_found") {
+      if (outcome._tag === "thread_not_found") return yield* Effect.fail(notFound("thread"))
+      if (outcome._tag === "parent_not_found") {
         return yield* Effect.fail(invalid("parent_id is not a message of this thread", "parent_id"))
       }
       usage.record(caller.projectId, caller.userId, { messages: 1 })
-      return id
+      return outcome.id
     })
 
     const update = Effect.fn("Messages.update")(function* (

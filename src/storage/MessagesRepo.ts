@@ -4,6 +4,7 @@ import { whenReferenceGone } from "./SqlErrors.js"
 import type { Scope } from "./ThreadsRepo.js"
 
 export interface NewMessage {
+  /** A fresh id; the message gets it unless the thread already has a larger one (then the next after that). */
   readonly id: string
   readonly threadId: string
   readonly userId: string
@@ -13,7 +14,12 @@ export interface NewMessage {
   readonly contentJson: string
 }
 
-export type AppendOutcome = "created" | "thread_not_found" | "parent_not_found"
+export type AppendOutcome =
+  | { readonly _tag: "created"; readonly id: string }
+  | { readonly _tag: "thread_not_found" }
+  | { readonly _tag: "parent_not_found" }
+
+const ID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 /**
  * A message row as JSON-ready text: content as JSON text and timestamps as
@@ -40,13 +46,20 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
      * One statement: checks the thread is in scope and the parent is in the
      * thread, inserts at parent height + 1, and moves the thread's
      * last_message_at forward.
+     *
+     * The id: the one given, or, when the thread already has that id or a
+     * larger one, the next id after the thread's largest (its last character
+     * that is not Z moves up one, the Zs after it become 0). Taken under the
+     * thread's row lock, so within a thread ids grow in commit order: an id
+     * made before another but committed after it (concurrent appends) would
+     * otherwise sort before a message a reader has already paged past.
      */
     const append = (scope: Scope, message: NewMessage) =>
-      sql<{ thread_found: boolean; inserted: boolean }>`
+      sql<{ thread_found: boolean; id: string | null }>`
         WITH t AS (
           -- The thread row first (the bump below updates it anyway), then the
           -- parent: the order a thread delete takes them, so the two cannot deadlock.
-          SELECT id FROM threads
+          SELECT id, last_message_id FROM threads
           WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${message.threadId}
           FOR NO KEY UPDATE
         ), p AS (
@@ -54,25 +67,37 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
           WHERE project_id = ${scope.projectId} AND thread_id = ${message.threadId} AND id = ${message.parentId}
           -- A parent being deleted meanwhile is waited for, then not found.
           FOR KEY SHARE
+        ), next AS (
+          SELECT CASE
+            WHEN t.last_message_id IS NULL OR ${message.id}::text > t.last_message_id THEN ${message.id}::text
+            ELSE (SELECT d[1] || substr(${ID_ALPHABET}::text, strpos(${ID_ALPHABET}::text, d[2]) + 1, 1) || repeat('0', length(d[3]))
+              FROM regexp_match(t.last_message_id, '^(.*)([^Z])(Z*)$') AS d)
+          END AS id
+          FROM t
         ), ins AS (
           INSERT INTO messages (project_id, thread_id, id, parent_id, user_id, height, format, content)
-          SELECT ${scope.projectId}, t.id, ${message.id}, ${message.parentId}, ${message.userId},
+          SELECT ${scope.projectId}, t.id, next.id, ${message.parentId}, ${message.userId},
             COALESCE((SELECT height + 1 FROM p), 0), ${message.format}, ${message.contentJson}::jsonb
-          FROM t
+          FROM t, next
           WHERE ${message.parentId}::text IS NULL OR EXISTS (SELECT 1 FROM p)
-          RETURNING created_at
+          RETURNING id, created_at
         ), bump AS (
-          UPDATE threads SET last_message_at = GREATEST(threads.last_message_at, ins.created_at), updated_at = ins.created_at
+          UPDATE threads SET last_message_at = GREATEST(threads.last_message_at, ins.created_at),
+            updated_at = ins.created_at, last_message_id = ins.id
           FROM ins
           WHERE threads.project_id = ${scope.projectId} AND threads.id = ${message.threadId}
         )
-        SELECT EXISTS (SELECT 1 FROM t) AS thread_found, EXISTS (SELECT 1 FROM ins) AS inserted`.pipe(
+        SELECT EXISTS (SELECT 1 FROM t) AS thread_found, (SELECT id FROM ins) AS id`.pipe(
         Effect.map(
           ([row]): AppendOutcome =>
-            !row?.thread_found ? "thread_not_found" : row.inserted ? "created" : "parent_not_found"
+            !row?.thread_found
+              ? { _tag: "thread_not_found" }
+              : row.id !== null
+                ? { _tag: "created", id: row.id }
+                : { _tag: "parent_not_found" }
         ),
         // The thread was deleted between the check and the insert.
-        whenReferenceGone<AppendOutcome>("thread_not_found")
+        whenReferenceGone<AppendOutcome>({ _tag: "thread_not_found" })
       )
 
     const list = (

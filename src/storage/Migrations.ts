@@ -13,6 +13,7 @@ import runsScoresEvents from "./migrations/0008_runs_scores_events.js"
 import titleQuota from "./migrations/0009_title_quota.js"
 import blobSecret from "./migrations/0010_blob_secret.js"
 import workspaceClaims from "./migrations/0011_workspace_claims.js"
+import messageOrder from "./migrations/0012_message_order.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -26,7 +27,8 @@ const loader = Migrator.fromRecord({
   "0008_runs_scores_events": runsScoresEvents,
   "0009_title_quota": titleQuota,
   "0010_blob_secret": blobSecret,
-  "0011_workspace_claims": workspaceClaims
+  "0011_workspace_claims": workspaceClaims,
+  "0012_message_order": messageOrder
 })
 
 const TABLE = "effect_sql_migrations"

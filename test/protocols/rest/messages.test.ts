@@ -115,6 +115,27 @@ describe.each(stores)("messages ($name)", (storeUnderTest) => {
       const times = list.map((m) => Date.parse(m.created_at))
       expect([...times].sort((a, b) => a - b)).toEqual(times)
     })
+
+    it("a message id is always above the thread's largest so far (ids grow in commit order within a thread)", async () => {
+      const threadId = await newThread(alice)
+      const first = await newMessage(alice, threadId)
+      // As if an append on another gateway, whose clock runs ahead, had committed a larger id.
+      const cases = [
+        ["msg_7ZZZZZZZZZZZZZZZZZZZZZZZHZ", "msg_7ZZZZZZZZZZZZZZZZZZZZZZZJ0"],
+        ["msg_7ZZZZZZZZZZZZZZZZZZZZZZZZY", "msg_7ZZZZZZZZZZZZZZZZZZZZZZZZZ"],
+        ["msg_7ZZZZZZZZZZZZZZZZZZZZZZZZZ", "msg_80000000000000000000000000"]
+      ]
+      for (const [largest, expected] of cases) {
+        await gateway.sql("UPDATE threads SET last_message_id = $1 WHERE id = $2", [largest, threadId])
+        expect(await newMessage(alice, threadId)).toBe(expected)
+      }
+      // The thread remembers its largest: the next one follows it.
+      const next = await newMessage(alice, threadId, { parent: first })
+      expect(next).toBe("msg_80000000000000000000000001")
+      const ids = (await listMessages(alice, threadId)).map((m) => m.id)
+      expect(ids).toEqual([first, ...cases.map(([, expected]) => expected), next])
+      expect((await listMessages(alice, threadId, `?after=${ids[2]}`)).map((m) => m.id)).toEqual(ids.slice(3))
+    })
   })
 
   describe("update", () => {
