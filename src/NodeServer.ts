@@ -1,7 +1,36 @@
-import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { Socket } from "node:net"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { AppConfig } from "./Config.js"
 
 const HEALTH_OK = JSON.stringify({ status: "ok" })
 const HEALTH_DRAINING = JSON.stringify({ status: "shutting_down" })
+
+/**
+ * After a response to a request whose body was left unread, the connection
+ * keeps reading (and discarding) at most this much, for at most this long,
+ * before it is cut: enough for the client to read the response before the
+ * close (closing with unread data in the socket makes TCP reset, and a
+ * client can lose the response it has not read yet), never a whole body.
+ */
+export const UNREAD_BODY_DRAIN_BYTES = 64 * 1024
+export const UNREAD_BODY_DRAIN_MS = 2_000
+
+export interface ServerSettings {
+  /** On close, how long requests in flight may take before connections are cut. */
+  readonly shutdownTimeoutMs: number
+  /** Time to receive a request's headers. */
+  readonly headersTimeoutMs: number
+  /** Time to receive a whole request, body included. */
+  readonly requestTimeoutMs: number
+  /** How long an idle keep-alive connection is kept for its next request. */
+  readonly keepAliveTimeoutMs: number
+  /** A connection with no traffic either way for this long is closed. */
+  readonly idleTimeoutMs: number
+}
 
 const answerHealth = (response: ServerResponse, draining: boolean) => {
   const body = draining ? HEALTH_DRAINING : HEALTH_OK
@@ -13,19 +42,79 @@ const answerHealth = (response: ServerResponse, draining: boolean) => {
   response.end(body)
 }
 
+const hasBody = (request: IncomingMessage): boolean => {
+  const length = request.headers["content-length"]
+  return (length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined
+}
+
 /**
- * The Node HTTP server under the Effect one, with two duties of its own:
+ * Node's closing of a `Connection: close` response (end, then destroy once
+ * written) with a short drain: the response's FIN goes out at once, and the
+ * socket is destroyed when the client closes, or after the drain allowance.
+ */
+const lingeringClose = (request: IncomingMessage) => {
+  request.socket.destroySoon = function (this: Socket) {
+    this.end()
+    // Discard what arrives meanwhile (a reader that stopped part way left the request paused).
+    request.resume()
+    const start = this.bytesRead
+    const cut = () => {
+      clearInterval(watch)
+      clearTimeout(deadline)
+      this.destroy()
+    }
+    const watch = setInterval(() => {
+      if (this.bytesRead - start > UNREAD_BODY_DRAIN_BYTES) cut()
+    }, 50)
+    const deadline = setTimeout(cut, UNREAD_BODY_DRAIN_MS)
+    watch.unref()
+    deadline.unref()
+    this.once("close", cut)
+  }
+}
+
+/**
+ * A response sent before its request's body was read (a 401 or 404 before
+ * the handler asked for the body, a 413 part way through, a GET with a body)
+ * closes the connection: Node would otherwise read the rest of the body, up
+ * to any size, to keep the connection alive for the next request.
+ */
+const closeWhenBodyUnread = (request: IncomingMessage, response: ServerResponse) => {
+  const writeHead = response.writeHead
+  response.writeHead = function (this: ServerResponse, ...args: Array<unknown>) {
+    if (!request.complete) {
+      this.setHeader("connection", "close")
+      lingeringClose(request)
+    }
+    return Reflect.apply(writeHead, this, args)
+  } as ServerResponse["writeHead"]
+}
+
+/**
+ * The Node HTTP server under the Effect one, with duties of its own:
  *
  * - `GET /healthz` (liveness) is answered here, before the Effect runtime: a
  *   probe that orchestrators call constantly should cost what raw node:http
  *   costs, and it answers 503 `shutting_down` while the server drains, so load
  *   balancers stop sending traffic.
+ * - Timeouts a public server needs: headers, whole request, keep-alive and
+ *   idle (a body trickling one byte at a time held a connection for Node's
+ *   default 300 s).
+ * - A body left unread is not read to its end (closeWhenBodyUnread).
  * - Graceful close: when the server closes (SIGTERM makes the runtime release
  *   its layers) no new connections are taken, idle keep-alive connections
  *   close, responses in flight finish and carry `Connection: close`; after
- *   `timeoutMs` whatever remains is cut.
+ *   `shutdownTimeoutMs` whatever remains is cut.
  */
-export const gatewayNodeServer = (server: Server, timeoutMs: number): Server => {
+export const gatewayNodeServer = (settings: ServerSettings): Server => {
+  const server = createServer({
+    headersTimeout: settings.headersTimeoutMs,
+    requestTimeout: settings.requestTimeoutMs,
+    keepAliveTimeout: settings.keepAliveTimeoutMs,
+    // How often Node checks the headers and request timeouts (default 30 s).
+    connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(settings.headersTimeoutMs / 2)))
+  })
+  server.timeout = settings.idleTimeoutMs
   let closing = false
   const emit = server.emit
   server.emit = function (this: Server, event: string | symbol, ...args: Array<unknown>): boolean {
@@ -37,13 +126,14 @@ export const gatewayNodeServer = (server: Server, timeoutMs: number): Server => 
         answerHealth(response, closing)
         return true
       }
+      if (hasBody(request)) closeWhenBodyUnread(request, response)
     }
     return Reflect.apply(emit, this, [event, ...args])
   } as Server["emit"]
   const close = server.close.bind(server)
   server.close = (callback?: (error?: Error) => void) => {
     closing = true
-    const timer = setTimeout(() => server.closeAllConnections(), timeoutMs)
+    const timer = setTimeout(() => server.closeAllConnections(), settings.shutdownTimeoutMs)
     timer.unref()
     close((error) => {
       clearTimeout(timer)
@@ -54,3 +144,33 @@ export const gatewayNodeServer = (server: Server, timeoutMs: number): Server => 
   }
   return server
 }
+
+const positiveMs = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: `${name} must be a positive number of milliseconds`, validation: (ms) => ms > 0 }),
+    Config.withDefault(fallback)
+  )
+
+/** The server settings (README: configuration). */
+export const ServerSettingsConfig: Config.Config<ServerSettings> = Config.all({
+  shutdownTimeoutMs: AppConfig.shutdownTimeoutMs,
+  headersTimeoutMs: positiveMs("HTTP_HEADERS_TIMEOUT_MS", 10_000),
+  requestTimeoutMs: positiveMs("HTTP_REQUEST_TIMEOUT_MS", 120_000),
+  keepAliveTimeoutMs: positiveMs("HTTP_KEEP_ALIVE_TIMEOUT_MS", 5_000),
+  idleTimeoutMs: positiveMs("HTTP_IDLE_TIMEOUT_MS", 60_000)
+}).pipe(
+  Config.validate({
+    message: "HTTP_HEADERS_TIMEOUT_MS must not be larger than HTTP_REQUEST_TIMEOUT_MS",
+    validation: (settings) => settings.headersTimeoutMs <= settings.requestTimeoutMs
+  })
+)
+
+/** The HTTP server on PORT and HOST with the settings above: the one server of `npm start` and the tests. */
+export const NodeServerLive = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const port = yield* AppConfig.port
+    const host = yield* AppConfig.host
+    const settings = yield* ServerSettingsConfig
+    return NodeHttpServer.layer(() => gatewayNodeServer(settings), { port, host })
+  })
+)

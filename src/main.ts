@@ -5,30 +5,18 @@
  * src/ does.
  */
 
-import { createServer } from "node:http"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { HttpLive } from "../protocols/Http.js"
 import { BootstrapLive } from "./Bootstrap.js"
-import { AppConfig } from "./Config.js"
 import { ServicesLive } from "./Layers.js"
 import { LoggingLive } from "./Logging.js"
-import { gatewayNodeServer } from "./NodeServer.js"
+import { NodeServerLive } from "./NodeServer.js"
 import * as Database from "./storage/Database.js"
 
-const ServerLive = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const port = yield* AppConfig.port
-    const host = yield* AppConfig.host
-    const shutdownTimeoutMs = yield* AppConfig.shutdownTimeoutMs
-    return NodeHttpServer.layer(() => gatewayNodeServer(createServer(), shutdownTimeoutMs), { port, host })
-  })
-)
-
 const MainLive = HttpLive.pipe(
-  Layer.provide(ServerLive),
+  Layer.provide(NodeServerLive),
   Layer.provide(BootstrapLive),
   Layer.provideMerge(ServicesLive),
   Layer.provide(Database.layer),

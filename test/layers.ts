@@ -4,9 +4,7 @@
  * PostgreSQL, each suite in a database of its own.
  */
 
-import { createServer } from "node:http"
 import * as HttpServer from "@effect/platform/HttpServer"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -20,6 +18,7 @@ import pg from "pg"
 import { afterAll, beforeAll } from "vitest"
 import { HttpLive } from "../protocols/Http.js"
 import { ServicesLive } from "../src/Layers.js"
+import { NodeServerLive } from "../src/NodeServer.js"
 import * as Database from "../src/storage/Database.js"
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789"
@@ -80,10 +79,10 @@ export interface Gateway {
 /** Starts the whole gateway on 127.0.0.1:<free port>. */
 export const startGateway = async (store: Database.StoreKind, env: Record<string, string> = {}): Promise<Gateway> => {
   const config = ConfigProvider.fromMap(
-    new Map(Object.entries({ ADMIN_TOKEN, BOOTSTRAP_DEFAULT_PROJECT: "false", ...env }))
+    new Map(Object.entries({ ADMIN_TOKEN, BOOTSTRAP_DEFAULT_PROJECT: "false", PORT: "0", HOST: "127.0.0.1", ...env }))
   )
   const layer = HttpLive.pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(NodeServerLive),
     Layer.provide(ServicesLive),
     Layer.provideMerge(Database.layerFor(store, 5)),
     Layer.provide(Logger.minimumLogLevel(process.env.TEST_LOG ? LogLevel.Debug : LogLevel.None)),

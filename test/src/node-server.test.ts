@@ -1,4 +1,4 @@
-import { createServer, request } from "node:http"
+import { type IncomingMessage, request, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "vitest"
 import { gatewayNodeServer } from "../../src/NodeServer.js"
@@ -16,16 +16,22 @@ const get = (port: number, path: string) =>
     req.end()
   })
 
+const SETTINGS = {
+  shutdownTimeoutMs: 1_000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 60_000
+}
+
 /** A server whose own handler answers after `delayMs` (or never, for -1). */
 const listen = async (delayMs: number, timeoutMs: number) => {
   let handled = 0
-  const server = gatewayNodeServer(
-    createServer((_request, response) => {
-      handled++
-      if (delayMs >= 0) setTimeout(() => response.end("done"), delayMs)
-    }),
-    timeoutMs
-  )
+  const server = gatewayNodeServer({ ...SETTINGS, shutdownTimeoutMs: timeoutMs })
+  server.on("request", (_request: IncomingMessage, response: ServerResponse) => {
+    handled++
+    if (delayMs >= 0) setTimeout(() => response.end("done"), delayMs)
+  })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   return { server, port: (server.address() as AddressInfo).port, handled: () => handled }
 }
