@@ -37,21 +37,25 @@ export const Timestamp = Schema.String.pipe(
   description: "ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z"
 })
 
+/** Longer digit strings are past every maximum (and past exact doubles): they clamp without being read. */
+const LIMIT_DIGITS_READ = 15
+
 /**
- * `limit` query parameter: an integer >= 1; above `max` it is clamped
- * (decisions.md §1), absent it is `fallback`.
+ * `limit` query parameter: decimal digits only (not `0x10`, `1e3`, `+5` or
+ * `1.0`), at least 1; above `max`, however large, it is clamped
+ * (decisions.md §1); absent it is `fallback`.
  */
 export const PageLimit = (fallback: number, max: number) =>
   Schema.optionalWith(
-    Schema.NumberFromString.pipe(
-      Schema.int({ message: () => "limit must be an integer" }),
-      Schema.greaterThanOrEqualTo(1, { message: () => "limit must be at least 1" }),
+    Schema.String.pipe(
+      Schema.pattern(/^[0-9]+$/, { message: () => "limit must be a whole number in decimal digits" }),
+      Schema.filter((digits) => /[1-9]/.test(digits) || "limit must be at least 1"),
       Schema.transform(Schema.Number, {
         strict: true,
-        decode: (n) => Math.min(n, max),
-        encode: (n) => n
+        decode: (digits) => (digits.length > LIMIT_DIGITS_READ ? max : Math.min(Number(digits), max)),
+        encode: (n) => String(n)
       })
-    ),
+    ).annotations({ description: `1 or more; above ${max} it is read as ${max}` }),
     { default: () => fallback }
   )
 

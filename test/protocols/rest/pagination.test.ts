@@ -61,12 +61,19 @@ describe.each(stores)("pagination ($name)", (storeUnderTest) => {
       expect(await listThreads(client, "?limit=1")).toHaveLength(1)
       expect(await listThreads(client, "?limit=100")).toHaveLength(100)
       expect(await listThreads(client, "?limit=500")).toHaveLength(100)
+      // However large: clamped, not refused (past 2^53 too), and leading zeros are plain decimal.
+      expect(await listThreads(client, "?limit=99999999999999999999")).toHaveLength(100)
+      expect(await listThreads(client, `?limit=${"9".repeat(400)}`)).toHaveLength(100)
+      expect(await listThreads(client, "?limit=007")).toHaveLength(7)
       expect(await walkThreads(client, 100)).toHaveLength(105)
     })
 
-    it.each(["0", "-1", "1.5", "abc", "1e400"])("limit=%s is 400 invalid_request", async (limit) => {
-      expectError(await inWorkspace("ws-bad")("GET", `/threads?limit=${limit}`), 400, "limit")
-    })
+    it.each(["0", "000", "-1", "1.5", "1.0", "abc", "1e400", "1e3", "0x10", "+5", "%205", "", "Infinity"])(
+      "limit=%s is 400 invalid_request",
+      async (limit) => {
+        expectError(await inWorkspace("ws-bad")("GET", `/threads?limit=${limit}`), 400, "limit")
+      }
+    )
 
     it("orders by last_message_at descending, then id descending", async () => {
       const client = inWorkspace("ws-order")
