@@ -15,18 +15,62 @@ export interface NewEvent {
   readonly props: unknown
 }
 
+/** Ids an event batch names. */
+export interface EventTargets {
+  readonly threads: ReadonlyArray<string>
+  readonly messages: ReadonlyArray<string>
+  readonly runs: ReadonlyArray<string>
+}
+
+/** Of those, the ones the caller's workspace holds, each with its thread id. */
+export interface VisibleTargets {
+  readonly threads: Map<string, string>
+  readonly messages: Map<string, string>
+  readonly runs: Map<string, string>
+}
+
 export class EventsRepo extends Effect.Service<EventsRepo>()("svc/EventsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    /** The ids among `ids` that are threads of the caller's workspace. */
-    const visibleThreads = (scope: Scope, ids: ReadonlyArray<string>) =>
-      ids.length === 0
-        ? Effect.succeed(new Set<string>())
-        : sql<{ id: string }>`SELECT id FROM threads
-            WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND ${sql.in("id", ids)}`.pipe(
-            Effect.map((rows) => new Set(rows.map((row) => row.id)))
-          )
+    /**
+     * Which of the named threads, messages and runs the caller's workspace
+     * holds, each with its thread: one statement for a whole batch.
+     */
+    const visibleTargets = (scope: Scope, targets: EventTargets) => {
+      const parts = [
+        targets.threads.length === 0
+          ? undefined
+          : sql`SELECT 'thread' AS kind, id, id AS thread_id FROM threads
+              WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND ${sql.in("id", targets.threads)}`,
+        targets.messages.length === 0
+          ? undefined
+          : sql`SELECT 'message' AS kind, m.id, m.thread_id FROM messages m
+              JOIN threads t ON t.project_id = m.project_id AND t.id = m.thread_id
+              WHERE m.project_id = ${scope.projectId} AND t.workspace_id = ${scope.workspaceId}
+                AND ${sql.in("m.id", targets.messages)}`,
+        targets.runs.length === 0
+          ? undefined
+          : sql`SELECT 'run' AS kind, id, thread_id FROM runs
+              WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND ${sql.in("id", targets.runs)}`
+      ].filter((part) => part !== undefined)
+      const visible: VisibleTargets = { threads: new Map(), messages: new Map(), runs: new Map() }
+      if (parts.length === 0) return Effect.succeed(visible)
+      return sql<{
+        kind: "thread" | "message" | "run"
+        id: string
+        thread_id: string
+      }>`${sql.join(" UNION ALL ", false)(parts)}`.pipe(
+        Effect.map((rows) => {
+          for (const row of rows) {
+            const into =
+              row.kind === "thread" ? visible.threads : row.kind === "message" ? visible.messages : visible.runs
+            into.set(row.id, row.thread_id)
+          }
+          return visible
+        })
+      )
+    }
 
     /**
      * Stores the events in one statement; an event id the user sent before is
@@ -54,7 +98,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("svc/EventsRepo", {
       )
 
     return {
-      visibleThreads: (scope: Scope, ids: ReadonlyArray<string>) => visibleThreads(scope, ids).pipe(Effect.orDie),
+      visibleTargets: (scope: Scope, targets: EventTargets) => visibleTargets(scope, targets).pipe(Effect.orDie),
       insert: (scope: Scope, userId: string, events: ReadonlyArray<NewEvent>) =>
         insert(scope, userId, events).pipe(Effect.orDie)
     } as const

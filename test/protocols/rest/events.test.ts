@@ -49,6 +49,7 @@ describe.each(stores)("engagement events ($name)", (storeUnderTest) => {
   let thread: string
   let message: string
   let bobThread: string
+  let run: string
   let read: ReturnType<typeof asProject>
 
   const send = (client: UserClient, events: ReadonlyArray<unknown>) => client("POST", "/events", { body: { events } })
@@ -70,6 +71,9 @@ describe.each(stores)("engagement events ($name)", (storeUnderTest) => {
     thread = await newThread(alice)
     message = await newMessage(alice, thread)
     bobThread = await newThread(bob)
+    const reported = await alice("POST", "/runs", { body: { thread_id: thread, status: "completed" } })
+    expect(reported.status, reported.text).toBe(201)
+    run = reported.body.run_id
   })
 
   it("API key: a valid batch answers 202 { accepted, rejected: [] } and is stored", async () => {
@@ -78,10 +82,45 @@ describe.each(stores)("engagement events ($name)", (storeUnderTest) => {
       copied({ message_id: message, id: "evt-a-1", props: { source: "button", n: 1, ok: true } }),
       { kind: "message_sent", thread_id: thread, value: 3 },
       { kind: "thread_switched" },
-      { kind: "error_shown", run_id: "run_whatever", props: { nested: { deep: ["a"] } } }
+      { kind: "error_shown", run_id: run, props: { nested: { deep: ["a"] } } }
     ])
     expectAccepted(reply, 4)
     expect(await storedEvents()).toBe(before + 4)
+  })
+
+  it("a message or run id must be the caller's workspace's, and of the event's thread; the event is filed under it", async () => {
+    const otherAlice = asUser(handle.current, other.api_key, "alice", "ws-1")
+    const otherThread = await newThread(otherAlice)
+    const otherMessage = await newMessage(otherAlice, otherThread)
+    const bobMessage = await newMessage(bob, bobThread)
+    const bobRun = (await bob("POST", "/runs", { body: { thread_id: bobThread, status: "completed" } })).body.run_id
+    const reply = await send(alice, [
+      { kind: "message_copied", message_id: bobMessage },
+      { kind: "message_copied", message_id: otherMessage },
+      { kind: "run_stopped", run_id: bobRun },
+      { kind: "run_stopped", run_id: "run_01M80000000000000000000000" },
+      { kind: "message_copied", thread_id: bobThread, message_id: message },
+      { kind: "message_copied", message_id: message, id: "filed-1" },
+      { kind: "run_stopped", run_id: run, message_id: message, id: "filed-2" }
+    ])
+    expect(reply.status, reply.text).toBe(202)
+    expect(reply.body).toEqual({
+      accepted: 2,
+      rejected: [
+        { index: 0, error: "message not found" },
+        { index: 1, error: "message not found" },
+        { index: 2, error: "run not found" },
+        { index: 3, error: "run not found" },
+        { index: 4, error: "thread not found" }
+      ]
+    })
+    const filed = await handle.current.sql<{ thread_id: string }>(
+      "SELECT thread_id FROM events WHERE client_id IN ('filed-1', 'filed-2')"
+    )
+    expect(filed.map((row) => row.thread_id)).toEqual([thread, thread])
+    const otherThreadOfAlice = await newThread(alice)
+    const mismatch = await send(alice, [{ kind: "message_copied", thread_id: otherThreadOfAlice, message_id: message }])
+    expect(mismatch.body.rejected).toEqual([{ index: 0, error: "message is not in the event's thread" }])
   })
 
   it("every kind of decisions.md §5 is accepted, another is not", async () => {
