@@ -34,7 +34,8 @@ const MIGRATIONS = [
   "runs_scores_events",
   "title_quota",
   "blob_secret",
-  "workspace_claims"
+  "workspace_claims",
+  "message_order"
 ]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>
