@@ -4,7 +4,9 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { CallerShape } from "../schema/Api/Security.js"
 import { EngagementEvent, EventRejection } from "../schema/Event.js"
+import { Limits } from "../schema/Limits.js"
 import { newId } from "./Ids.js"
+import { RateLimiter } from "./RateLimiter.js"
 import { EventsRepo, type NewEvent, type VisibleTargets } from "./storage/EventsRepo.js"
 import { Usage } from "./Usage.js"
 
@@ -46,9 +48,10 @@ const resolveTargets = (
 }
 
 export class Events extends Effect.Service<Events>()("svc/Events", {
-  dependencies: [EventsRepo.Default, Usage.Default],
+  dependencies: [EventsRepo.Default, RateLimiter.Default, Usage.Default],
   effect: Effect.gen(function* () {
     const repo = yield* EventsRepo
+    const limiter = yield* RateLimiter
     const usage = yield* Usage
 
     /**
@@ -56,6 +59,8 @@ export class Events extends Effect.Service<Events>()("svc/Events", {
      * (decisions.md §5): a bad event never costs the good ones.
      */
     const ingest = Effect.fn("Events.ingest")(function* (caller: CallerShape, batch: ReadonlyArray<unknown>) {
+      // 600 events a minute per user of the project, counted in events, not requests (the batch's invalid ones too).
+      yield* limiter.consume(`events:${caller.projectId}:${caller.userId}`, Limits.event.perMinute, 60, batch.length)
       const rejected: Array<EventRejection> = []
       const valid: Array<{ index: number; event: EngagementEvent }> = []
       batch.forEach((raw, index) => {

@@ -1,5 +1,15 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+
+/** A request over its rate limit; the protocol answers 429 with when to retry. */
+export class RateLimitExceeded extends Data.TaggedError("RateLimitExceeded")<{
+  readonly limit: number
+  readonly windowSeconds: number
+  /** Seconds until the window resets (at least 1). */
+  readonly resetSeconds: number
+}> {}
 
 export interface RateDecision {
   readonly allowed: boolean
@@ -21,7 +31,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("svc/RateLimiter"
 
     /** Counts `cost` hits (events in a batch, say) against `limit` a window. */
     const hit = Effect.fn("RateLimiter.hit")(function* (key: string, limit: number, windowSeconds: number, cost = 1) {
-      const now = Date.now()
+      const now = yield* Clock.currentTimeMillis
       const windowMs = windowSeconds * 1000
       const windowStart = Math.floor(now / windowMs) * windowMs
       const [row] = yield* sql<{ hits: number }>`
@@ -48,6 +58,14 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("svc/RateLimiter"
       return decision
     })
 
-    return { hit } as const
+    /** Takes `cost` from the window of `key`, or fails with RateLimitExceeded (taking nothing). */
+    const consume = (key: string, limit: number, windowSeconds: number, cost = 1) =>
+      Effect.flatMap(hit(key, limit, windowSeconds, cost), (decision) =>
+        decision.allowed
+          ? Effect.void
+          : Effect.fail(new RateLimitExceeded({ limit, windowSeconds, resetSeconds: decision.resetSeconds }))
+      )
+
+    return { hit, consume } as const
   })
 }) {}

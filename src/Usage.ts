@@ -10,9 +10,13 @@
  * data they count).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
+import { invalid } from "../schema/Errors.js"
+import { Limits } from "../schema/Limits.js"
+import type { UsageQuery } from "../schema/Usage.js"
 
 export const USAGE_FIELDS = [
   "threads",
@@ -63,6 +67,23 @@ interface Pending {
 
 /** UTC calendar day of an instant, as YYYY-MM-DD. */
 export const utcDay = (at: Date): string => at.toISOString().slice(0, 10)
+
+const DAY_MS = 86_400_000
+
+/**
+ * The span of a usage query: `to` defaults to today (UTC) and `from` to 29
+ * days before `to` (30 days in all); at most 366 days, `from` not after `to`.
+ */
+export const usageSpan = (query: UsageQuery, now: Date) => {
+  const to = query.to ?? utcDay(now)
+  const from = query.from ?? utcDay(new Date(Date.parse(to) - (Limits.usage.defaultDays - 1) * DAY_MS))
+  const days = (Date.parse(to) - Date.parse(from)) / DAY_MS + 1
+  if (days < 1) return Effect.fail(invalid("from must not be after to", "from"))
+  if (days > Limits.usage.maxDays) {
+    return Effect.fail(invalid(`the span is ${days} days; at most ${Limits.usage.maxDays}`, "from"))
+  }
+  return Effect.succeed({ from, to })
+}
 
 /** Days from `from` to `to` inclusive (YYYY-MM-DD), in order. */
 export const daysBetween = (from: string, to: string): Array<string> => {
@@ -147,8 +168,9 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
     yield* flush.pipe(Effect.repeat(Schedule.spaced(Duration.seconds(1))), Effect.forkScoped)
     yield* Effect.addFinalizer(() => flush)
 
-    /** One row per day from `from` to `to` (YYYY-MM-DD, inclusive), zeros included. */
-    const daily = Effect.fn("Usage.daily")(function* (projectId: string, from: string, to: string) {
+    /** One row per day of the span (usageSpan), zeros included. */
+    const daily = Effect.fn("Usage.daily")(function* (projectId: string, query: UsageQuery) {
+      const { from, to } = yield* usageSpan(query, new Date(yield* Clock.currentTimeMillis))
       yield* flush
       const rows = yield* sql<UsageCounts & { day: string; active_users: number }>`
         SELECT to_char(u.day, 'YYYY-MM-DD') AS day, ${sql.literal(sumColumns)}, count(*)::int AS active_users
@@ -164,7 +186,8 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
     })
 
     /** The same figures summed over the span; active users are distinct over it. */
-    const period = Effect.fn("Usage.period")(function* (projectId: string, from: string, to: string) {
+    const period = Effect.fn("Usage.period")(function* (projectId: string, query: UsageQuery) {
+      const { from, to } = yield* usageSpan(query, new Date(yield* Clock.currentTimeMillis))
       yield* flush
       const [row] = yield* sql<UsageCounts & { active_users: number }>`
         SELECT ${sql.literal(sumColumns)}, count(DISTINCT u.user_id)::int AS active_users
@@ -172,7 +195,7 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
         WHERE u.project_id = ${projectId} AND u.day BETWEEN ${from}::date AND ${to}::date
           AND ${sql.literal(NOT_TEST_USER)}`.pipe(Effect.orDie)
       const totals: UsageTotals = { ...countsOf(row), active_users: Number(row?.active_users ?? 0) }
-      return totals
+      return { from, to, totals }
     })
 
     return { record, flush, daily, period } as const

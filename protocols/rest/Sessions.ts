@@ -5,13 +5,11 @@ import * as Option from "effect/Option"
 import { Caller } from "../../schema/Api/Security.js"
 import { Api } from "../../schema/Api.js"
 import { NotFound } from "../../schema/Errors.js"
-import { Limits } from "../../schema/Limits.js"
 import { Sessions } from "../../src/auth/Sessions.js"
 import { AppConfig } from "../../src/Config.js"
-import { RateLimiter } from "../../src/RateLimiter.js"
 import { clientAddress } from "./ClientAddress.js"
 import { FrontendProject } from "./Frontend.js"
-import { rateLimited } from "./RateLimit.js"
+import { answerRateLimited } from "./RateLimit.js"
 
 /** The anonymous routes need the project of the frontend base URL. */
 const frontendProject = Effect.flatMap(Effect.serviceOption(FrontendProject), (project) =>
@@ -23,30 +21,21 @@ const frontendProject = Effect.flatMap(Effect.serviceOption(FrontendProject), (p
 export const SessionsLive = HttpApiBuilder.group(Api, "sessions", (handlers) =>
   Effect.gen(function* () {
     const sessions = yield* Sessions
-    const limiter = yield* RateLimiter
     const trustedProxies = yield* AppConfig.trustedProxies
 
-    /** Runs `effect` unless the client address is over `limit` a minute for `action`. */
-    const limited = <A, E, R>(action: string, limit: number, effect: Effect.Effect<A, E, R>) =>
-      Effect.gen(function* () {
-        const address = clientAddress(yield* HttpServerRequest.HttpServerRequest, trustedProxies)
-        const decision = yield* limiter.hit(`${action}:${address}`, limit, 60)
-        return decision.allowed ? yield* effect : rateLimited(decision)
-      })
+    const address = Effect.map(HttpServerRequest.HttpServerRequest, (request) => clientAddress(request, trustedProxies))
 
     return handlers
       .handle("anonymous", () =>
-        limited(
-          "anonymous",
-          Limits.rate.anonymousCreatePerMinute,
-          Effect.flatMap(frontendProject, (projectId) => sessions.createAnonymous(projectId))
+        Effect.all([frontendProject, address]).pipe(
+          Effect.flatMap(([projectId, client]) => sessions.createAnonymous(projectId, client)),
+          answerRateLimited
         )
       )
       .handle("refresh", ({ payload }) =>
-        limited(
-          "refresh",
-          Limits.rate.anonymousRefreshPerMinute,
-          Effect.flatMap(frontendProject, (projectId) => sessions.refresh(projectId, payload.refresh_token))
+        Effect.all([frontendProject, address]).pipe(
+          Effect.flatMap(([projectId, client]) => sessions.refresh(projectId, payload.refresh_token, client)),
+          answerRateLimited
         )
       )
   })

@@ -4,6 +4,7 @@ import { Forbidden, InvalidRefreshToken, notFound } from "../../schema/Errors.js
 import { Limits } from "../../schema/Limits.js"
 import { workspaceSegment } from "../Files.js"
 import { newId } from "../Ids.js"
+import { RateLimiter } from "../RateLimiter.js"
 import { RefreshTokensRepo } from "../storage/RefreshTokensRepo.js"
 import { ThreadsRepo } from "../storage/ThreadsRepo.js"
 import { WorkspaceClaimsRepo } from "../storage/WorkspaceClaimsRepo.js"
@@ -16,8 +17,15 @@ const invalidRefreshToken = () =>
 
 /** Anonymous sessions and claim (decisions.md §4). */
 export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
-  dependencies: [RefreshTokensRepo.Default, ThreadsRepo.Default, Tokens.Default, WorkspaceClaimsRepo.Default],
+  dependencies: [
+    RateLimiter.Default,
+    RefreshTokensRepo.Default,
+    ThreadsRepo.Default,
+    Tokens.Default,
+    WorkspaceClaimsRepo.Default
+  ],
   effect: Effect.gen(function* () {
+    const limiter = yield* RateLimiter
     const repo = yield* RefreshTokensRepo
     const claims = yield* WorkspaceClaimsRepo
     const threads = yield* ThreadsRepo
@@ -34,8 +42,12 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
         })
       )
 
-    /** A new anonymous user (its workspace is its own id) with a 30-day refresh token. */
-    const createAnonymous = Effect.fn("Sessions.createAnonymous")(function* (projectId: string) {
+    /**
+     * A new anonymous user (its workspace is its own id) with a 30-day refresh
+     * token; at most 30 a minute per client address (spec part 8).
+     */
+    const createAnonymous = Effect.fn("Sessions.createAnonymous")(function* (projectId: string, clientAddress: string) {
+      yield* limiter.consume(`anonymous:${clientAddress}`, Limits.rate.anonymousCreatePerMinute, 60)
       const userId = newAnonymousUserId()
       const refreshToken = newSecret("rt")
       const stored = yield* repo.insert({
@@ -48,8 +60,16 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
       return yield* session(projectId, userId, refreshToken, stored.expires_at)
     })
 
-    /** A new access token; the refresh token's expiry becomes now + 30 days. */
-    const refresh = Effect.fn("Sessions.refresh")(function* (projectId: string, refreshToken: string) {
+    /**
+     * A new access token; the refresh token's expiry becomes now + 30 days.
+     * At most 120 a minute per client address.
+     */
+    const refresh = Effect.fn("Sessions.refresh")(function* (
+      projectId: string,
+      refreshToken: string,
+      clientAddress: string
+    ) {
+      yield* limiter.consume(`refresh:${clientAddress}`, Limits.rate.anonymousRefreshPerMinute, 60)
       const live = yield* repo.extend(projectId, hashSecret(refreshToken))
       if (live === undefined) return yield* invalidRefreshToken()
       return yield* session(projectId, live.user_id, refreshToken, live.expires_at)

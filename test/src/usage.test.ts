@@ -26,7 +26,7 @@ describe.each(stores)("usage rollup writer ($name)", (storeUnderTest) => {
             for (let i = 0; i < 7_000; i++) usage.record(project_id, `user-${i}`, { messages: 2, input_tokens: i })
             yield* usage.flush
             const today = utcDay(new Date())
-            return yield* usage.period(project_id, today, today)
+            return (yield* usage.period(project_id, { from: today, to: today })).totals
           }).pipe(Effect.provide(layer))
         )
       )
