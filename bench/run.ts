@@ -142,7 +142,7 @@ const baseEnv = (): Record<string, string> => {
   return env
 }
 
-/** The gateway as `node [--cpu-prof ...] --import tsx src/main.ts`. */
+/** The gateway as `node [--cpu-prof ...] --import tsx app/main.ts`. */
 const startGateway = async (
   databaseUrl: string,
   options: { readonly label: string; readonly logLevel: "Warn" | "default"; readonly profile: boolean }
@@ -168,7 +168,7 @@ const startGateway = async (
     "--import",
     "tsx",
     ...PROBE,
-    "src/main.ts"
+    "app/main.ts"
   ]
   const child = spawnChild({
     name: `gateway(${options.label})`,

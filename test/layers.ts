@@ -16,9 +16,7 @@ import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import pg from "pg"
 import { afterAll, beforeAll } from "vitest"
-import { HttpLive } from "../protocols/Http.js"
-import { ServicesLive } from "../src/Layers.js"
-import { NodeServerLive } from "../src/NodeServer.js"
+import { gatewayLayer } from "../app/Gateway.js"
 import * as Database from "../src/storage/Database.js"
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789"
@@ -81,10 +79,7 @@ export const startGateway = async (store: Database.StoreKind, env: Record<string
   const config = ConfigProvider.fromMap(
     new Map(Object.entries({ ADMIN_TOKEN, BOOTSTRAP_DEFAULT_PROJECT: "false", PORT: "0", HOST: "127.0.0.1", ...env }))
   )
-  const layer = HttpLive.pipe(
-    Layer.provideMerge(NodeServerLive),
-    Layer.provide(ServicesLive),
-    Layer.provideMerge(Database.layerFor(store, 5)),
+  const layer = gatewayLayer(Database.layerFor(store, 5)).pipe(
     Layer.provide(Logger.minimumLogLevel(process.env.TEST_LOG ? LogLevel.Debug : LogLevel.None)),
     Layer.provide(Layer.setConfigProvider(config))
   )

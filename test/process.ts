@@ -15,7 +15,7 @@ export interface RunningGateway {
 
 export const spawnGateway = (env: Record<string, string>): Promise<RunningGateway> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tsx, "src/main.ts"], {
+    const child = spawn(process.execPath, [tsx, "app/main.ts"], {
       cwd: root,
       env: { ...process.env, PORT: "0", LOG_FORMAT: "json", LOG_LEVEL: "Info", ...env },
       stdio: ["ignore", "pipe", "pipe"]

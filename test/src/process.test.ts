@@ -2,7 +2,10 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
 import { afterAll, describe, expect, it } from "vitest"
+import * as Database from "../../src/storage/Database.js"
 import { call, NOW } from "../layers.js"
 import { runCli, spawnGateway } from "../process.js"
 
@@ -184,4 +187,25 @@ describe("the gateway as a process on the embedded store", () => {
       await gateway.stop()
     }
   }, 120_000)
+
+  it("a CLI command builds only the service it uses: listing projects makes no signing key", async () => {
+    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), "svc-cli-"))
+    try {
+      const listed = await runCli(["project", "list", "--json"], { DATA_DIR: fresh })
+      expect(listed.code, listed.stderr).toBe(0)
+      expect(JSON.parse(listed.stdout)).toEqual({ projects: [] })
+      const rows = await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            return yield* sql<{ keys: number; usage: number }>`SELECT
+              (SELECT count(*)::int FROM signing_keys) AS keys, (SELECT count(*)::int FROM usage_daily) AS usage`
+          }).pipe(Effect.provide(Database.layerFor({ kind: "embedded", dataDir: fresh })))
+        )
+      )
+      expect(rows).toEqual([{ keys: 0, usage: 0 }])
+    } finally {
+      fs.rmSync(fresh, { recursive: true, force: true })
+    }
+  }, 60_000)
 })

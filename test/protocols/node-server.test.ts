@@ -1,7 +1,7 @@
 import { type IncomingMessage, request, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "vitest"
-import { gatewayNodeServer } from "../../src/NodeServer.js"
+import { gatewayNodeServer } from "../../protocols/NodeServer.js"
 
 const get = (port: number, path: string) =>
   new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {

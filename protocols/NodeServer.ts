@@ -4,7 +4,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { AppConfig } from "./Config.js"
+import { AppConfig } from "../src/Config.js"
 
 const HEALTH_OK = JSON.stringify({ status: "ok" })
 const HEALTH_DRAINING = JSON.stringify({ status: "shutting_down" })

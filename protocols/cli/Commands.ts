@@ -1,29 +1,24 @@
 /**
  * `svc`: the admin command line over the same services as the admin HTTP API,
- * straight on the store named by DATABASE_URL / DATA_DIR. With the embedded
+ * straight on the store (app/cli.ts picks it from DATABASE_URL / DATA_DIR). With the embedded
  * store the gateway must be stopped (PGlite is single-process); use the admin
  * HTTP API while it runs.
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { AllowedOrigins, CreateProject, ExternalIssuer, Plan, TestUserPrefixes } from "../../schema/Admin.js"
 import { Limits } from "../../schema/Limits.js"
 import { Issuers } from "../../src/auth/Issuers.js"
-import { ServicesLive } from "../../src/Layers.js"
 import { Origins } from "../../src/Origins.js"
 import { Projects } from "../../src/Projects.js"
-import * as Database from "../../src/storage/Database.js"
 
 class CliInputError extends Data.TaggedError("CliInputError")<{ readonly message: string }> {}
 
@@ -219,36 +214,49 @@ const issuerClear = Command.make("clear", { projectId }, ({ projectId }) =>
   })
 )
 
-const svc = Command.make("svc").pipe(
-  Command.withSubcommands([
-    Command.make("project").pipe(Command.withSubcommands([projectCreate, projectList, projectPlan, projectTestUsers])),
-    Command.make("key").pipe(Command.withSubcommands([keyCreate, keyList, keyRevoke])),
-    Command.make("origins").pipe(Command.withSubcommands([originsList, originsSet])),
-    Command.make("issuer").pipe(Command.withSubcommands([issuerSet, issuerShow, issuerClear]))
-  ])
-)
+/**
+ * The `svc` command line over `database`. Each command is given only the
+ * service it uses (its layer built when the command runs), so a command
+ * opens nothing else: no signing key made, no usage flush started.
+ */
+export const runCli = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) => {
+  const using =
+    <LA, LE>(layer: Layer.Layer<LA, LE>) =>
+    <Name extends string, R, CE, A>(command: Command.Command<Name, R, CE, A>) =>
+      Command.provide(command, layer)
+  const projects = using(Projects.Default.pipe(Layer.provide(database)))
+  const origins = using(Origins.Default.pipe(Layer.provide(database)))
+  const issuers = using(Issuers.Default.pipe(Layer.provide(database)))
+  const svc = Command.make("svc").pipe(
+    Command.withSubcommands([
+      Command.make("project").pipe(
+        Command.withSubcommands([
+          projects(projectCreate),
+          projects(projectList),
+          projects(projectPlan),
+          projects(projectTestUsers)
+        ])
+      ),
+      Command.make("key").pipe(Command.withSubcommands([projects(keyCreate), projects(keyList), projects(keyRevoke)])),
+      Command.make("origins").pipe(Command.withSubcommands([origins(originsList), origins(originsSet)])),
+      Command.make("issuer").pipe(
+        Command.withSubcommands([issuers(issuerSet), issuers(issuerShow), issuers(issuerClear)])
+      )
+    ])
+  )
+  const run = Command.run(svc, { name: "svc", version: "0.1.0" })
+  /** Wire errors (`{ error, message }`) and store errors end the command with their message and exit code 1. */
+  return (argv: ReadonlyArray<string>) =>
+    run(argv).pipe(
+      Effect.catchAll((error) =>
+        Console.error(`svc: ${describeFailure(error)}`).pipe(Effect.zipRight(Effect.sync(() => process.exit(1))))
+      )
+    )
+}
 
-const run = Command.run(svc, { name: "svc", version: "0.1.0" })
-
-/** Wire errors (`{ error, message }`) and store errors end the command with their message and exit code 1. */
 const describeFailure = (error: unknown): string => {
   if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
     return error.message
   }
   return String(error)
 }
-
-const CliLive = ServicesLive.pipe(
-  Layer.provide(Database.layer),
-  Layer.provideMerge(NodeContext.layer),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
-)
-
-run(process.argv).pipe(
-  Effect.provide(CliLive),
-  Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)),
-  Effect.catchAll((error) =>
-    Console.error(`svc: ${describeFailure(error)}`).pipe(Effect.zipRight(Effect.sync(() => process.exit(1))))
-  ),
-  NodeRuntime.runMain({ disableErrorReporting: true })
-)
