@@ -4,7 +4,10 @@ import { invalid, notFound } from "../schema/Errors.js"
 import type { CreateFeedback, CreateMessage, MessageListQuery } from "../schema/Message.js"
 import { newId } from "./Ids.js"
 import { FeedbackRepo } from "./storage/FeedbackRepo.js"
-import { MessagesRepo } from "./storage/MessagesRepo.js"
+import { type MessageRow, MessagesRepo } from "./storage/MessagesRepo.js"
+
+/** A listed message as JSON-ready text (content and timestamps made by the database). */
+export type MessageJson = MessageRow
 import { Threads } from "./Threads.js"
 import { Usage } from "./Usage.js"
 

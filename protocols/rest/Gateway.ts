@@ -9,7 +9,6 @@ import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import {
@@ -23,7 +22,7 @@ import {
 } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { Origins } from "../../src/Origins.js"
-import { sqlState } from "../../src/storage/SqlErrors.js"
+import { isUnstorableValue } from "../../src/Defects.js"
 import { JsonBodyError, MAX_BYTES_EXCEEDED, withBodyRules } from "./Body.js"
 import { FrontendProject, splitFrontendUrl } from "./Frontend.js"
 import { routeRules } from "./RouteTable.js"
@@ -108,16 +107,6 @@ const normalizeDecodeError = (response: HttpServerResponse.HttpServerResponse) =
 
 const isBodyTooLarge = (error: HttpServerError.RequestError) =>
   error.cause instanceof Error && error.cause.message === MAX_BYTES_EXCEEDED
-
-/**
- * SQLSTATEs of values PostgreSQL refuses (bad text encoding, NUL, malformed
- * JSON, too deep, dates out of its range). The schemas refuse these first; this keeps a value they
- * miss a 400 rather than a 500.
- */
-const UNSTORABLE_SQLSTATES = new Set(["22P05", "22021", "22P02", "22001", "54001", "22007", "22008", "22009"])
-
-const isUnstorableValue = (error: unknown): boolean =>
-  error instanceof SqlError && UNSTORABLE_SQLSTATES.has(sqlState(error) ?? "")
 
 const fromCause = (cause: Cause.Cause<unknown>) => {
   if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)

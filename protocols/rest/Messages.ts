@@ -3,8 +3,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import { Caller } from "../../schema/Api/Security.js"
 import { Api } from "../../schema/Api.js"
-import { Messages } from "../../src/Messages.js"
-import type { MessageRow } from "../../src/storage/MessagesRepo.js"
+import { type MessageJson, Messages } from "../../src/Messages.js"
 
 /** A JSON answer written as is: text the database made, spliced (the route's schema gives its shape). */
 export const rawJson = (body: string): HttpServerResponse.HttpServerResponse =>
@@ -16,7 +15,7 @@ export const rawJson = (body: string): HttpServerResponse.HttpServerResponse =>
  * string goes to Node as is. The shape is the MessageList schema's (the tests
  * decode it with that schema).
  */
-export const messagePage = (rows: ReadonlyArray<MessageRow>): HttpServerResponse.HttpServerResponse => {
+export const messagePage = (rows: ReadonlyArray<MessageJson>): HttpServerResponse.HttpServerResponse => {
   const parts: Array<string> = []
   for (const row of rows) {
     parts.push(
