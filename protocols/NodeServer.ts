@@ -48,43 +48,50 @@ const hasBody = (request: IncomingMessage): boolean => {
 }
 
 /**
- * Node's closing of a `Connection: close` response (end, then destroy once
- * written) with a short drain: the response's FIN goes out at once, and the
- * socket is destroyed when the client closes, or after the drain allowance.
+ * A response is going out while its request's body is still arriving (a 401
+ * or 404 before the handler asked for the body, a 413 part way through, a GET
+ * with a body): the connection closes after it. Node would otherwise read the
+ * rest of the body, up to any size, to keep the connection for the next
+ * request. The body is read on (and discarded) only while the response goes
+ * out and a little after: at most UNREAD_BODY_DRAIN_BYTES, for at most
+ * UNREAD_BODY_DRAIN_MS, or until the client closes its side.
  */
-const lingeringClose = (request: IncomingMessage) => {
-  request.socket.destroySoon = function (this: Socket) {
+const closeAfterResponse = (request: IncomingMessage, response: ServerResponse) => {
+  const socket = request.socket
+  let drained = 0
+  let over = false
+  const cut = () => {
+    clearTimeout(deadline)
+    socket.destroy()
+  }
+  const deadline = setTimeout(cut, UNREAD_BODY_DRAIN_MS)
+  deadline.unref()
+  socket.once("close", () => clearTimeout(deadline))
+  socket.once("end", cut)
+  // Reading through the request (rather than letting Node discard it) counts each chunk as it comes.
+  request.on("data", (chunk: Buffer) => {
+    drained += chunk.length
+    if (over || drained <= UNREAD_BODY_DRAIN_BYTES) return
+    over = true
+    if (response.writableFinished) cut()
+    else response.once("finish", cut)
+  })
+  request.resume()
+  // Node closes a `Connection: close` response with destroySoon (end, then destroy once written): keep the
+  // read side a little longer, so the client can take the response before the close (closing on unread
+  // data makes TCP reset, and a client can lose what it has not read yet).
+  socket.destroySoon = function (this: Socket) {
     this.end()
-    // Discard what arrives meanwhile (a reader that stopped part way left the request paused).
-    request.resume()
-    const start = this.bytesRead
-    const cut = () => {
-      clearInterval(watch)
-      clearTimeout(deadline)
-      this.destroy()
-    }
-    const watch = setInterval(() => {
-      if (this.bytesRead - start > UNREAD_BODY_DRAIN_BYTES) cut()
-    }, 50)
-    const deadline = setTimeout(cut, UNREAD_BODY_DRAIN_MS)
-    watch.unref()
-    deadline.unref()
-    this.once("close", cut)
+    if (over) cut()
   }
 }
 
-/**
- * A response sent before its request's body was read (a 401 or 404 before
- * the handler asked for the body, a 413 part way through, a GET with a body)
- * closes the connection: Node would otherwise read the rest of the body, up
- * to any size, to keep the connection alive for the next request.
- */
 const closeWhenBodyUnread = (request: IncomingMessage, response: ServerResponse) => {
   const writeHead = response.writeHead
   response.writeHead = function (this: ServerResponse, ...args: Array<unknown>) {
     if (!request.complete) {
       this.setHeader("connection", "close")
-      lingeringClose(request)
+      closeAfterResponse(request, this)
     }
     return Reflect.apply(writeHead, this, args)
   } as ServerResponse["writeHead"]

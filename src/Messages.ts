@@ -8,6 +8,7 @@ import { type MessageRow, MessagesRepo } from "./storage/MessagesRepo.js"
 
 /** A listed message as JSON-ready text (content and timestamps made by the database). */
 export type MessageJson = MessageRow
+
 import { Threads } from "./Threads.js"
 import { Usage } from "./Usage.js"
 

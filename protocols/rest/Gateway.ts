@@ -21,8 +21,8 @@ import {
   UnsupportedMediaType
 } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
-import { Origins } from "../../src/Origins.js"
 import { isUnstorableValue } from "../../src/Defects.js"
+import { Origins } from "../../src/Origins.js"
 import { JsonBodyError, MAX_BYTES_EXCEEDED, withBodyRules } from "./Body.js"
 import { FrontendProject, splitFrontendUrl } from "./Frontend.js"
 import { routeRules } from "./RouteTable.js"
