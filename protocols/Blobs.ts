@@ -11,14 +11,13 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { BLOB_ROUTE_PREFIX } from "../schema/BlobRoute.js"
 import { Forbidden, NotFound, PayloadTooLarge } from "../schema/Errors.js"
 import { attachmentType } from "../schema/File.js"
 import { Limits } from "../schema/Limits.js"
 import { BlobStore, type ServedBlobs } from "../src/blobs/BlobStore.js"
 import { parseKey } from "../src/Files.js"
 import { FrontendProject } from "./rest/Frontend.js"
-
-export const BLOB_PREFIX = "/v1/blobs/"
 
 const forbidden = HttpServerResponse.unsafeJson(new Forbidden({ message: "the signature is invalid or has expired" }), {
   status: 403
@@ -30,7 +29,7 @@ const serve = (blobs: ServedBlobs, method: "PUT" | "GET") =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const url = new URL(request.url, "http://gateway")
-    const key = url.pathname.slice(BLOB_PREFIX.length)
+    const key = url.pathname.slice(BLOB_ROUTE_PREFIX.length)
     const parsed = parseKey(key)
     if (parsed === undefined) return forbidden
     const frontend = yield* Effect.serviceOption(FrontendProject)
@@ -81,7 +80,7 @@ export const BlobRoutes = Layer.effectDiscard(
     const store = yield* BlobStore
     if (Option.isNone(store.served)) return
     const router = yield* HttpLayerRouter.HttpRouter
-    yield* router.add("PUT", `${BLOB_PREFIX}*`, serve(store.served.value, "PUT"))
-    yield* router.add("GET", `${BLOB_PREFIX}*`, serve(store.served.value, "GET"))
+    yield* router.add("PUT", `${BLOB_ROUTE_PREFIX}*`, serve(store.served.value, "PUT"))
+    yield* router.add("GET", `${BLOB_ROUTE_PREFIX}*`, serve(store.served.value, "GET"))
   })
 )

@@ -15,6 +15,7 @@ import { Messages } from "./Messages.js"
 import { Origins } from "./Origins.js"
 import { Projects } from "./Projects.js"
 import { RateLimiter } from "./RateLimiter.js"
+import { Readiness } from "./Readiness.js"
 import { Runs } from "./Runs.js"
 import { Scores } from "./Scores.js"
 import { SdkClients } from "./SdkClients.js"
@@ -45,5 +46,6 @@ export const ServicesLive = Layer.mergeAll(
   Scores.Default,
   Events.Default,
   Titles.Default,
+  Readiness.Default,
   Files.Default.pipe(Layer.provideMerge(BlobStoreLive))
 )

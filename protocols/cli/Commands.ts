@@ -6,7 +6,6 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -214,19 +213,26 @@ const issuerClear = Command.make("clear", { projectId }, ({ projectId }) =>
   })
 )
 
+/** The service each group of commands uses, as a layer the composition root builds (on its store). */
+export interface CliServices<E> {
+  readonly projects: Layer.Layer<Projects, E>
+  readonly origins: Layer.Layer<Origins, E>
+  readonly issuers: Layer.Layer<Issuers, E>
+}
+
 /**
- * The `svc` command line over `database`. Each command is given only the
- * service it uses (its layer built when the command runs), so a command
- * opens nothing else: no signing key made, no usage flush started.
+ * The `svc` command line. Each command is given only the service it uses
+ * (its layer built when the command runs), so a command opens nothing else:
+ * no signing key made, no usage flush started.
  */
-export const runCli = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) => {
+export const runCli = <E>(services: CliServices<E>) => {
   const using =
     <LA, LE>(layer: Layer.Layer<LA, LE>) =>
     <Name extends string, R, CE, A>(command: Command.Command<Name, R, CE, A>) =>
       Command.provide(command, layer)
-  const projects = using(Projects.Default.pipe(Layer.provide(database)))
-  const origins = using(Origins.Default.pipe(Layer.provide(database)))
-  const issuers = using(Issuers.Default.pipe(Layer.provide(database)))
+  const projects = using(services.projects)
+  const origins = using(services.origins)
+  const issuers = using(services.issuers)
   const svc = Command.make("svc").pipe(
     Command.withSubcommands([
       Command.make("project").pipe(

@@ -11,6 +11,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import { BLOB_ROUTE_PREFIX } from "../../schema/BlobRoute.js"
 import {
   Forbidden,
   Internal,
@@ -57,7 +58,7 @@ export const bodyPolicy = (path: string, defaultMaxBytes: number): BodyPolicy =>
 
 /** The local store's blob uploads (protocols/Blobs.ts): any accepted type, up to the attachment cap. */
 const routePolicy = (path: string, defaultMaxBytes: number): BodyPolicy =>
-  path.startsWith("/v1/blobs/")
+  path.startsWith(BLOB_ROUTE_PREFIX)
     ? { maxBytes: Limits.attachment.maxBytes, json: false }
     : bodyPolicy(path, defaultMaxBytes)
 

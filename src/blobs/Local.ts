@@ -18,6 +18,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import { blobRoute, keyOfBlobRoute } from "../../schema/BlobRoute.js"
 import { sameSecret } from "../auth/Secrets.js"
 import { AppConfig } from "../Config.js"
 import { BlobStore, type SignedRequest, type WriteResult } from "./BlobStore.js"
@@ -59,10 +60,6 @@ const signingSecret = Effect.gen(function* () {
   if (row === undefined) return yield* Effect.dieMessage("no blob signing secret")
   return row.secret
 }).pipe(Effect.catchTag("SqlError", Effect.die))
-
-/** Where the signed URLs point: the project's frontend base URL, so its allowed origins (CORS) apply. */
-const routeOf = (key: string): string => `/p/${key.slice(0, key.indexOf("/"))}/v1/blobs/${key}`
-const ROUTE = /^(?:\/p\/([^/?#]+))?\/v1\/blobs\/([^?#]+)$/
 
 /**
  * Streams `source` into a temporary file, renamed to `target` once complete;
@@ -159,7 +156,7 @@ export const layer = Layer.effect(
         const expires = Math.floor(now / 1000) + seconds
         const signature = signBlobRequest(secret, { method, key, expires, contentType })
         return {
-          url: `${publicUrl}${routeOf(key)}?expires=${expires}&signature=${signature}`,
+          url: `${publicUrl}${blobRoute(key)}?expires=${expires}&signature=${signature}`,
           expiresAt: new Date(expires * 1000)
         }
       })
@@ -197,15 +194,9 @@ export const layer = Layer.effect(
       presignUpload: (key, contentType, seconds) => sign("PUT", key, contentType, seconds),
       presignDownload: (key, seconds) => sign("GET", key, "", seconds),
       stat: fileSize,
-      publicUrl: (key) => `${publicUrl}${routeOf(key)}`,
-      keyOfPublicUrl: (url) => {
-        if (!url.startsWith(`${publicUrl}/`)) return undefined
-        const match = ROUTE.exec(url.slice(publicUrl.length))
-        if (!match?.[2]) return undefined
-        const key = match[2]
-        if (match[1] !== undefined && match[1] !== key.slice(0, key.indexOf("/"))) return undefined
-        return key
-      },
+      publicUrl: (key) => `${publicUrl}${blobRoute(key)}`,
+      keyOfPublicUrl: (url) =>
+        url.startsWith(`${publicUrl}/`) ? keyOfBlobRoute(url.slice(publicUrl.length)) : undefined,
       served: Option.some({
         verify,
         write: (key, source, maxBytes) => writeCapped(tmpDir, pathOf(key), source, maxBytes),
