@@ -1,6 +1,7 @@
 import * as Config from "effect/Config"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { Limits } from "../schema/Limits.js"
 
 /** The gateway's configuration keys (logging keys are read in Logging.ts); the README's table lists them all. */
 export const AppConfig = {
@@ -19,7 +20,10 @@ export const AppConfig = {
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")).pipe(
     Config.map(Option.filter((token) => Redacted.value(token).trim() !== ""))
   ),
-  maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
+  maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(
+    Config.validate({ message: "MAX_BODY_BYTES must be positive", validation: (bytes) => bytes > 0 }),
+    Config.withDefault(Limits.body.defaultMaxBytes)
+  ),
   apiKeyCacheMs: Config.integer("API_KEY_CACHE_MS").pipe(Config.withDefault(5_000)),
   shutdownTimeoutMs: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
   /**

@@ -11,7 +11,6 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import { BLOB_ROUTE_PREFIX } from "../../schema/BlobRoute.js"
 import {
   Forbidden,
   Internal,
@@ -21,12 +20,11 @@ import {
   PayloadTooLarge,
   UnsupportedMediaType
 } from "../../schema/Errors.js"
-import { Limits } from "../../schema/Limits.js"
 import { isUnstorableValue } from "../../src/Defects.js"
 import { Origins } from "../../src/Origins.js"
 import { JsonBodyError, MAX_BYTES_EXCEEDED, withBodyRules } from "./Body.js"
 import { FrontendProject, splitFrontendUrl } from "./Frontend.js"
-import { routeRules } from "./RouteTable.js"
+import { makeRouteTable, type RouteRules } from "./RouteTable.js"
 
 type WireError = InvalidRequest | Forbidden | NotFound | PayloadTooLarge | UnsupportedMediaType | Internal
 
@@ -38,29 +36,6 @@ const invalidRequest = (message: string, issues: ReadonlyArray<{ path: string; m
 
 const tooLarge = (message: string) =>
   HttpServerResponse.setHeader(reply(413, new PayloadTooLarge({ message })), "connection", "close")
-
-export interface BodyPolicy {
-  readonly maxBytes: number
-  /** The body must be declared as JSON. */
-  readonly json: boolean
-}
-
-/** Per-route body rules; everything under /v1 speaks JSON. */
-export const bodyPolicy = (path: string, defaultMaxBytes: number): BodyPolicy => {
-  if (path === "/v1/runs/stream") return { maxBytes: Math.min(defaultMaxBytes, Limits.title.bodyMaxBytes), json: true }
-  if (/\/threads\/[^/]+\/messages(\/[^/]+)?$/.test(path)) {
-    return { maxBytes: Math.min(defaultMaxBytes, Limits.body.messageMaxBytes), json: true }
-  }
-  // A run report's own limits allow more than the default cap.
-  if (path === "/v1/runs") return { maxBytes: Math.max(defaultMaxBytes, Limits.body.runMaxBytes), json: true }
-  return { maxBytes: defaultMaxBytes, json: true }
-}
-
-/** The local store's blob uploads (protocols/Blobs.ts): any accepted type, up to the attachment cap. */
-const routePolicy = (path: string, defaultMaxBytes: number): BodyPolicy =>
-  path.startsWith(BLOB_ROUTE_PREFIX)
-    ? { maxBytes: Limits.attachment.maxBytes, json: false }
-    : bodyPolicy(path, defaultMaxBytes)
 
 const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
   const length = request.headers["content-length"]
@@ -142,11 +117,10 @@ const fromCause = (cause: Cause.Cause<unknown>) => {
 const serve = (
   httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>,
   request: HttpServerRequest.HttpServerRequest,
-  defaultMaxBytes: number
+  policy: RouteRules
 ) =>
   Effect.gen(function* () {
     if (hasBody(request)) {
-      const policy = routePolicy(request.url.split("?")[0] ?? "", defaultMaxBytes)
       const declared = request.headers["content-length"]
       if (declared !== undefined && Number(declared) > policy.maxBytes) {
         return tooLarge(`request body is larger than ${policy.maxBytes} bytes`)
@@ -204,27 +178,30 @@ export const gatewayMiddleware = (defaultMaxBytes: number) =>
   HttpLayerRouter.middleware(
     Effect.gen(function* () {
       const origins = yield* Origins
+      const routes = makeRouteTable(defaultMaxBytes)
       return (httpEffect) =>
         Effect.gen(function* () {
           const original = yield* HttpServerRequest.HttpServerRequest
           // A frontend base URL serves the same routes: strip the prefix, keep its project.
           const frontend = splitFrontendUrl(original.url)
           if (frontend === undefined) {
-            if (routeRules(original.method, original.url).host === "frontend") return notOnThisHost("frontend")
-            return yield* serve(httpEffect, original, defaultMaxBytes)
+            const rules = routes.rules(original.method, original.url)
+            if (rules.host === "frontend") return notOnThisHost("frontend")
+            return yield* serve(httpEffect, original, rules)
           }
-          if (routeRules(original.method, frontend.url).host === "backend") return notOnThisHost("backend")
+          const rules = routes.rules(original.method, frontend.url)
+          if (rules.host === "backend") return notOnThisHost("backend")
           const request = original.modify({ url: frontend.url })
           // `httpEffect` is shared by every request: wrap it per request, never reassign it.
           // `serve` provides the request (with the prefix stripped, and its body capped).
           const handle = Effect.provideService(httpEffect, FrontendProject, frontend.projectId)
           // CORS: the project's allowed origins govern its frontend URL, preflight included.
           const origin = request.headers.origin
-          if (origin === undefined) return yield* serve(handle, request, defaultMaxBytes)
+          if (origin === undefined) return yield* serve(handle, request, rules)
           const allowed = (yield* origins.allowed(frontend.projectId)).has(origin)
           if (request.method === "OPTIONS") return allowed ? preflight(origin) : originRefused()
           if (!allowed) return originRefused()
-          return withCors(origin)(yield* serve(handle, request, defaultMaxBytes))
+          return withCors(origin)(yield* serve(handle, request, rules))
         }).pipe(Effect.catchAllCause(fromCause))
     }),
     { global: true }

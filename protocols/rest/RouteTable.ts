@@ -1,31 +1,55 @@
 /**
  * What the gateway middleware needs to know of a route before the router
- * runs, read from the endpoint declarations in schema/Api (one source): which
- * host serves it.
+ * runs, read from the endpoint declarations in schema/Api (one source): the
+ * host that serves it and its body rules. Built once per gateway, looked up
+ * once per request (a radix tree: the router @effect/platform uses).
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as Context from "effect/Context"
 import * as FindMyWay from "find-my-way-ts"
-import { type Host, ServedOn } from "../../schema/Api/Hosts.js"
+import { type Host, MaxBodyBytes, ServedOn } from "../../schema/Api/RouteRules.js"
 import { Api } from "../../schema/Api.js"
+import { BLOB_ROUTE_PREFIX } from "../../schema/BlobRoute.js"
+import { Limits } from "../../schema/Limits.js"
 
 export interface RouteRules {
   readonly host: Host
+  /** 413 above this many bytes. */
+  readonly maxBytes: number
+  /** The body must be declared as JSON (415 otherwise). */
+  readonly json: boolean
 }
 
-const BOTH: RouteRules = { host: "both" }
+/** The effective cap of an endpoint that declares `declared`, with MAX_BODY_BYTES at `configured`. */
+const capOf = (declared: number | undefined, configured: number): number =>
+  declared === undefined
+    ? configured
+    : declared < Limits.body.defaultMaxBytes
+      ? Math.min(declared, configured)
+      : Math.max(declared, configured)
 
-const table = (() => {
+export interface RouteTable {
+  /** The rules of `method url` (a backend path, query allowed); routes that are not endpoints get the defaults. */
+  readonly rules: (method: string, url: string) => RouteRules
+}
+
+export const makeRouteTable = (configuredMaxBytes: number): RouteTable => {
   const router = FindMyWay.make<RouteRules>()
+  const defaults: RouteRules = { host: "both", maxBytes: configuredMaxBytes, json: true }
   HttpApi.reflect(Api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, mergedAnnotations }) => {
       const host = Context.getOrElse(mergedAnnotations, ServedOn, () => "both" as const)
-      router.on(endpoint.method, endpoint.path, host === "both" ? BOTH : { host })
+      const declared = Context.getOption(mergedAnnotations, MaxBodyBytes)
+      router.on(endpoint.method, endpoint.path, {
+        host,
+        maxBytes: capOf(declared._tag === "Some" ? declared.value : undefined, configuredMaxBytes),
+        json: true
+      })
     }
   })
-  return router
-})()
-
-/** The rules of the endpoint `method url` (a backend path, query allowed); unknown routes get the defaults. */
-export const routeRules = (method: string, url: string): RouteRules => table.find(method, url)?.handler ?? BOTH
+  // The local store's signed uploads (protocols/Blobs.ts): any accepted type, up to the attachment cap.
+  const blobs: RouteRules = { host: "both", maxBytes: Limits.attachment.maxBytes, json: false }
+  router.on(["PUT", "GET"], `${BLOB_ROUTE_PREFIX}*`, blobs)
+  return { rules: (method, url) => router.find(method, url)?.handler ?? defaults }
+}

@@ -2,7 +2,6 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
-import * as Context from "effect/Context"
 import {
   AllowedOrigins,
   ApiKeyCreated,
@@ -20,7 +19,7 @@ import {
   TestUserPrefixes
 } from "../Admin.js"
 import { NotFound } from "../Errors.js"
-import { ServedOn } from "./Hosts.js"
+import { ServedOn } from "./RouteRules.js"
 import { AdminAuth } from "./Security.js"
 
 export class AdminGroup extends HttpApiGroup.make("admin")
@@ -110,4 +109,4 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .middleware(AdminAuth)
   .prefix("/admin")
   .annotate(OpenApi.Description, "Admin plane: requires ADMIN_TOKEN as the bearer; 404 when ADMIN_TOKEN is not set")
-  .annotateContext(Context.make(ServedOn, "backend")) {}
+  .annotate(ServedOn, "backend") {}

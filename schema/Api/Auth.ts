@@ -1,13 +1,12 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as Context from "effect/Context"
 import { TokenIssued } from "../Auth.js"
 import { Forbidden } from "../Errors.js"
-import { ServedOn } from "./Hosts.js"
+import { ServedOn } from "./RouteRules.js"
 import { Authenticated } from "./Security.js"
 
 export class AuthGroup extends HttpApiGroup.make("auth")
   .add(HttpApiEndpoint.post("issueToken", "/auth/tokens").addSuccess(TokenIssued).addError(Forbidden))
   .middleware(Authenticated)
   // Minting is an API-key act: a token holder must not renew its own token (it would outlive a revoked session).
-  .annotateContext(Context.make(ServedOn, "backend")) {}
+  .annotate(ServedOn, "backend") {}

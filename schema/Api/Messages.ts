@@ -2,6 +2,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { InvalidRequest, NotFound } from "../Errors.js"
+import { Limits } from "../Limits.js"
 import {
   CreateFeedback,
   CreateMessage,
@@ -15,6 +16,7 @@ import {
   UpdateMessage
 } from "../Message.js"
 import { ThreadPath } from "../Thread.js"
+import { MaxBodyBytes } from "./RouteRules.js"
 import { Authenticated } from "./Security.js"
 
 export class MessagesGroup extends HttpApiGroup.make("messages")
@@ -54,4 +56,6 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
       .addSuccess(Feedback)
       .addError(NotFound)
   )
-  .middleware(Authenticated) {}
+  .middleware(Authenticated)
+  // 64 KB of content plus its envelope.
+  .annotate(MaxBodyBytes, Limits.body.messageMaxBytes) {}

@@ -1,10 +1,9 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import * as Context from "effect/Context"
 import { Claimed, ClaimRequest, RefreshRequest, Session } from "../Auth.js"
 import { Forbidden, InvalidRefreshToken, NotFound, RateLimited } from "../Errors.js"
-import { ServedOn } from "./Hosts.js"
+import { ServedOn } from "./RouteRules.js"
 import { Authenticated } from "./Security.js"
 
 /** Anonymous sessions: no credentials; on a frontend base URL (`/p/{project_id}/v1/...`) only. */
@@ -24,7 +23,7 @@ export class SessionsGroup extends HttpApiGroup.make("sessions")
       .addError(RateLimited)
   )
   .annotate(OpenApi.Description, "Anonymous sessions, on the project's frontend base URL /p/{project_id}")
-  .annotateContext(Context.make(ServedOn, "frontend")) {}
+  .annotate(ServedOn, "frontend") {}
 
 /** Moving an anonymous user's threads to an identified caller. */
 export class ClaimGroup extends HttpApiGroup.make("claim")

@@ -2,7 +2,9 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { BadGateway, NotFound, QuotaExceeded } from "../Errors.js"
+import { Limits } from "../Limits.js"
 import { RunStreamRequest, TitleText } from "../Title.js"
+import { MaxBodyBytes } from "./RouteRules.js"
 import { Authenticated } from "./Security.js"
 
 /**
@@ -14,6 +16,7 @@ export class TitlesGroup extends HttpApiGroup.make("titles")
   .add(
     HttpApiEndpoint.post("stream", "/runs/stream")
       .setPayload(RunStreamRequest)
+      .annotate(MaxBodyBytes, Limits.title.bodyMaxBytes)
       .addSuccess(TitleText)
       .addError(NotFound)
       .addError(QuotaExceeded)

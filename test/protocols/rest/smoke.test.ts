@@ -1,7 +1,7 @@
 import * as Schema from "effect/Schema"
 import { beforeAll, describe, expect, it } from "vitest"
 import { MessageList } from "../../../schema/Message.js"
-import { asUser, createProject, NOW, stores, type UserClient, useGateway } from "../../layers.js"
+import { asUser, call, createProject, NOW, stores, type UserClient, useGateway } from "../../layers.js"
 
 describe.each(stores)("smoke ($name)", (storeUnderTest) => {
   const gateway = useGateway(storeUnderTest)
@@ -29,5 +29,12 @@ describe.each(stores)("smoke ($name)", (storeUnderTest) => {
     expect(decoded.messages[0]?.created_at.toISOString()).toBe(list.body.messages[0].created_at)
     expect(list.headers.get("content-length")).toBe(String(Buffer.byteLength(list.text)))
     expect(list.headers.get("content-type")).toMatch(/^application\/json/)
+  })
+
+  it("answers liveness and readiness", async () => {
+    const live = await call(gateway.current.baseUrl, "GET", "/healthz")
+    expect([live.status, live.body]).toEqual([200, { status: "ok" }])
+    const ready = await call(gateway.current.baseUrl, "GET", "/readyz")
+    expect([ready.status, ready.body]).toEqual([200, { status: "ready" }])
   })
 })
