@@ -3,6 +3,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { IdentityHeaderLabels, IdentityHeaderNames, IdentityValue } from "../../schema/Api/Identity.js"
 import { AdminAuth, Authenticated, type CallerShape, ProjectApiKey } from "../../schema/Api/Security.js"
 import { invalid, NotFound, Unauthorized } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
@@ -29,13 +31,20 @@ export const bearerOf = (request: HttpServerRequest.HttpServerRequest): string |
   return token === "" ? undefined : token
 }
 
-const identityHeader = (request: HttpServerRequest.HttpServerRequest, name: "svc-user-id" | "svc-workspace-id") => {
-  const value = request.headers[name]?.trim()
-  const label = name === "svc-user-id" ? "Svc-User-Id" : "Svc-Workspace-Id"
-  if (value === undefined || value === "") return Effect.fail(invalid(`${label} header is required`, label))
-  if (value.length > Limits.identityHeaderMaxLength) {
+const decodeIdentity = Schema.decodeUnknownOption(IdentityValue)
+
+const identityHeader = (
+  request: HttpServerRequest.HttpServerRequest,
+  name: typeof IdentityHeaderNames.user | typeof IdentityHeaderNames.workspace
+) => {
+  const raw = request.headers[name]
+  const label = IdentityHeaderLabels[name]
+  if (raw === undefined || raw.trim() === "") return Effect.fail(invalid(`${label} header is required`, label))
+  const decoded = decodeIdentity(raw)
+  if (Option.isNone(decoded)) {
     return Effect.fail(invalid(`${label} is longer than ${Limits.identityHeaderMaxLength} characters`, label))
   }
+  const value = decoded.value
   if (isAnonymousId(value)) {
     return Effect.fail(
       invalid(`${label} may not start with ${ANONYMOUS_ID_PREFIX}: that prefix is reserved for anonymous users`, label)
@@ -45,9 +54,14 @@ const identityHeader = (request: HttpServerRequest.HttpServerRequest, name: "svc
 }
 
 const sdkIdentities = (request: HttpServerRequest.HttpServerRequest) => {
-  const sdk = parseSdkHeader(request.headers["svc-sdk"])
+  const sdk = parseSdkHeader(request.headers[IdentityHeaderNames.sdk])
   return sdk._tag === "TooManyTokens"
-    ? Effect.fail(invalid(`Svc-Sdk has ${sdk.count} tokens; at most ${Limits.sdkHeader.maxTokens}`, "Svc-Sdk"))
+    ? Effect.fail(
+        invalid(
+          `Svc-Sdk has ${sdk.count} tokens; at most ${Limits.sdkHeader.maxTokens}`,
+          IdentityHeaderLabels["svc-sdk"]
+        )
+      )
     : Effect.succeed(sdk.identities)
 }
 
@@ -69,8 +83,8 @@ export const AuthenticatedLive = Layer.effect(
         const key = yield* keys.verify(token)
         if (key === undefined) return yield* unauthorized("invalid, expired or revoked API key")
         const identities = yield* sdkIdentities(request)
-        const userId = yield* identityHeader(request, "svc-user-id")
-        const workspaceId = yield* identityHeader(request, "svc-workspace-id")
+        const userId = yield* identityHeader(request, IdentityHeaderNames.user)
+        const workspaceId = yield* identityHeader(request, IdentityHeaderNames.workspace)
         yield* sdkClients.record(key.projectId, identities)
         const caller: CallerShape = { projectId: key.projectId, userId, workspaceId, mode: "api_key" }
         return caller

@@ -11,6 +11,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import { IdentityHeaderNames } from "../../schema/Api/Identity.js"
 import {
   Forbidden,
   Internal,
@@ -153,7 +154,7 @@ const preflight = (origin: string) =>
     headers: {
       "access-control-allow-origin": origin,
       "access-control-allow-methods": "GET, POST, PUT, DELETE",
-      "access-control-allow-headers": "authorization, content-type, svc-sdk, idempotency-key",
+      "access-control-allow-headers": `authorization, content-type, ${IdentityHeaderNames.sdk}, idempotency-key`,
       "access-control-max-age": "600",
       vary: "origin"
     }

@@ -1,7 +1,9 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { BadGateway, NotFound, PayloadTooLarge } from "../Errors.js"
 import { DownloadUrl, DownloadUrlRequest, UploadUrl, UploadUrlRequest } from "../File.js"
+import { withIdentityHeaderParameters } from "./Identity.js"
 import { Authenticated } from "./Security.js"
 
 export class FilesGroup extends HttpApiGroup.make("files")
@@ -18,4 +20,5 @@ export class FilesGroup extends HttpApiGroup.make("files")
       .addError(PayloadTooLarge)
       .addError(BadGateway)
   )
-  .middleware(Authenticated) {}
+  .middleware(Authenticated)
+  .annotateEndpoints(OpenApi.Transform, withIdentityHeaderParameters) {}

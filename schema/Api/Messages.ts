@@ -1,6 +1,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { InvalidRequest, NotFound } from "../Errors.js"
 import { Limits } from "../Limits.js"
 import {
@@ -16,6 +17,7 @@ import {
   UpdateMessage
 } from "../Message.js"
 import { ThreadPath } from "../Thread.js"
+import { withIdentityHeaderParameters } from "./Identity.js"
 import { MaxBodyBytes } from "./RouteRules.js"
 import { Authenticated } from "./Security.js"
 
@@ -57,5 +59,6 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
       .addError(NotFound)
   )
   .middleware(Authenticated)
+  .annotateEndpoints(OpenApi.Transform, withIdentityHeaderParameters)
   // 64 KB of content plus its envelope.
   .annotate(MaxBodyBytes, Limits.body.messageMaxBytes) {}

@@ -1,10 +1,12 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Conflict, InvalidRequest, NotFound, RateLimited } from "../Errors.js"
 import { EventBatch, EventsAccepted } from "../Event.js"
 import { Limits } from "../Limits.js"
 import { RunCreated, RunHeaders, RunReport } from "../Run.js"
 import { CreateScore, ScoreCreated } from "../Score.js"
+import { withIdentityHeaderParameters } from "./Identity.js"
 import { MaxBodyBytes } from "./RouteRules.js"
 import { Authenticated } from "./Security.js"
 
@@ -34,4 +36,5 @@ export class RunsGroup extends HttpApiGroup.make("runs")
       .addSuccess(EventsAccepted, { status: 202 })
       .addError(RateLimited)
   )
-  .middleware(Authenticated) {}
+  .middleware(Authenticated)
+  .annotateEndpoints(OpenApi.Transform, withIdentityHeaderParameters) {}

@@ -3,6 +3,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Claimed, ClaimRequest, RefreshRequest, Session } from "../Auth.js"
 import { Forbidden, InvalidRefreshToken, NotFound, RateLimited } from "../Errors.js"
+import { withIdentityHeaderParameters } from "./Identity.js"
 import { ServedOn } from "./RouteRules.js"
 import { Authenticated } from "./Security.js"
 
@@ -34,4 +35,5 @@ export class ClaimGroup extends HttpApiGroup.make("claim")
       .addError(InvalidRefreshToken)
       .addError(Forbidden)
   )
-  .middleware(Authenticated) {}
+  .middleware(Authenticated)
+  .annotateEndpoints(OpenApi.Transform, withIdentityHeaderParameters) {}

@@ -1,6 +1,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { NotFound } from "../Errors.js"
 import {
   CreateThread,
@@ -11,6 +12,7 @@ import {
   ThreadPath,
   UpdateThread
 } from "../Thread.js"
+import { withIdentityHeaderParameters } from "./Identity.js"
 import { Authenticated } from "./Security.js"
 
 export class ThreadsGroup extends HttpApiGroup.make("threads")
@@ -30,4 +32,5 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
   )
-  .middleware(Authenticated) {}
+  .middleware(Authenticated)
+  .annotateEndpoints(OpenApi.Transform, withIdentityHeaderParameters) {}

@@ -4,6 +4,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { BadGateway, NotFound, QuotaExceeded } from "../Errors.js"
 import { Limits } from "../Limits.js"
 import { RunStreamRequest, TitleText } from "../Title.js"
+import { withIdentityHeaderParameters } from "./Identity.js"
 import { MaxBodyBytes } from "./RouteRules.js"
 import { Authenticated } from "./Security.js"
 
@@ -26,4 +27,5 @@ export class TitlesGroup extends HttpApiGroup.make("titles")
         "Streams the thread's title as text/plain chunks: its stored title if it has one, else a generated one (2 to 12 words), which is stored on the thread"
       )
   )
-  .middleware(Authenticated) {}
+  .middleware(Authenticated)
+  .annotateEndpoints(OpenApi.Transform, withIdentityHeaderParameters) {}
