@@ -2,6 +2,8 @@
  * Every numeric limit of the interface spec (part 8) and of decisions.md, in
  * one table. Schemas and services read these; nothing else repeats a number.
  */
+import type { Plan } from "./Admin.js"
+
 export const Limits = {
   idMaxLength: 48,
   /** Nesting of JSON values (metadata, content): arrays and objects within each other. */
@@ -96,7 +98,7 @@ export const Limits = {
     /** Characters of each message the extractive generator reads (the start of it). */
     wordsSourceMaxChars: 2_000,
     /** Generated titles a UTC calendar month by plan; null: unlimited. */
-    monthlyQuota: { hobby: 500, pro: 5_000, startup: null, enterprise: null }
+    monthlyQuota: { hobby: 500, pro: 5_000, startup: null, enterprise: null } satisfies Record<Plan, number | null>
   },
   origins: { maxEntries: 32, maxLength: 255 },
   attachment: {

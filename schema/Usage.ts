@@ -16,17 +16,23 @@ export const UsageQuery = Schema.Struct({
 })
 export type UsageQuery = typeof UsageQuery.Type
 
-const counts = {
+/** What is counted as it is written (per project, UTC day and user): the rollup's columns. */
+export const UsageCounts = Schema.Struct({
   threads: Schema.Number,
   messages: Schema.Number,
   runs: Schema.Number,
   run_errors: Schema.Number,
   input_tokens: Schema.Number,
   output_tokens: Schema.Number,
-  active_users: Schema.Number,
   events: Schema.Number,
   title_generations: Schema.Number
-}
+})
+export type UsageCounts = typeof UsageCounts.Type
+export type UsageField = keyof UsageCounts
+export const USAGE_FIELDS = Object.keys(UsageCounts.fields) as ReadonlyArray<UsageField>
+
+/** The counted fields, and the users who did any of it (distinct over the span). */
+const counts = { ...UsageCounts.fields, active_users: Schema.Number }
 
 export const UsageDay = Schema.Struct({ date: CalendarDate, ...counts })
 export const UsageDaily = Schema.Struct({ days: Schema.Array(UsageDay) })

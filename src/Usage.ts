@@ -16,40 +16,24 @@ import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import { invalid } from "../schema/Errors.js"
 import { Limits } from "../schema/Limits.js"
-import type { UsageQuery } from "../schema/Usage.js"
+import {
+  USAGE_FIELDS,
+  type UsageCounts,
+  UsageDay as UsageDayRow,
+  type UsageField,
+  type UsageQuery
+} from "../schema/Usage.js"
 
-export const USAGE_FIELDS = [
-  "threads",
-  "messages",
-  "runs",
-  "run_errors",
-  "input_tokens",
-  "output_tokens",
-  "events",
-  "title_generations"
-] as const
-export type UsageField = (typeof USAGE_FIELDS)[number]
-export type UsageCounts = Record<UsageField, number>
+type MutableCounts = { -readonly [F in UsageField]: number }
 export type UsageDelta = Partial<UsageCounts>
-
-export interface UsageDay extends UsageCounts {
-  /** YYYY-MM-DD (UTC). */
-  readonly date: string
-  readonly active_users: number
-}
-
+export type UsageDay = typeof UsageDayRow.Type
 export type UsageTotals = UsageCounts & { readonly active_users: number }
 
-const zero = (): UsageCounts => ({
-  threads: 0,
-  messages: 0,
-  runs: 0,
-  run_errors: 0,
-  input_tokens: 0,
-  output_tokens: 0,
-  events: 0,
-  title_generations: 0
-})
+const zero = (): MutableCounts => {
+  const counts = {} as MutableCounts
+  for (const field of USAGE_FIELDS) counts[field] = 0
+  return counts
+}
 
 /** The counts of a summed row (numbers or numeric text), zero where absent. */
 const countsOf = (row: Partial<Record<UsageField, unknown>> | undefined): UsageCounts => {
@@ -62,7 +46,7 @@ interface Pending {
   readonly projectId: string
   readonly day: string
   readonly userId: string
-  readonly counts: UsageCounts
+  readonly counts: MutableCounts
 }
 
 /** UTC calendar day of an instant, as YYYY-MM-DD. */

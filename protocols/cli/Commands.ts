@@ -61,7 +61,7 @@ const projectPlan = Command.make(
   "plan",
   {
     projectId,
-    plan: Options.choice("plan", Plan.literals).pipe(Options.withDescription("hobby, pro, startup or enterprise")),
+    plan: Options.choice("plan", Plan.literals).pipe(Options.withDescription(Plan.literals.join(", "))),
     json
   },
   ({ json, plan, projectId }) =>

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { whenReferenceGone } from "./SqlErrors.js"
+import { isoTimestampSql } from "./SqlText.js"
 import type { Scope } from "./ThreadsRepo.js"
 
 export interface NewMessage {
@@ -35,8 +36,6 @@ export interface MessageRow {
   readonly format: string
   readonly content: string
 }
-
-const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
 
 export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRepo", {
   effect: Effect.gen(function* () {
@@ -106,8 +105,8 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
       options: { readonly limit: number; readonly format: string | undefined; readonly after: string | undefined }
     ) =>
       sql<MessageRow>`SELECT id, parent_id, height,
-          to_char(created_at AT TIME ZONE 'UTC', ${sql.literal(ISO_MS)}) AS created_at,
-          to_char(updated_at AT TIME ZONE 'UTC', ${sql.literal(ISO_MS)}) AS updated_at,
+          ${sql.literal(isoTimestampSql("created_at"))} AS created_at,
+          ${sql.literal(isoTimestampSql("updated_at"))} AS updated_at,
           format, content::text AS content
         FROM messages
         WHERE project_id = ${projectId} AND thread_id = ${threadId}

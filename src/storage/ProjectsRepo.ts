@@ -1,11 +1,12 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import type { Plan } from "../../schema/Admin.js"
 import { notFound } from "../../schema/Errors.js"
 
 export interface ProjectRow {
   readonly id: string
   readonly name: string
-  readonly plan: "hobby" | "pro" | "startup" | "enterprise"
+  readonly plan: Plan
   readonly created_at: Date
 }
 

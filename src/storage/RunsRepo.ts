@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { Run, RunSummary } from "../../schema/Run.js"
 import { whenReferenceGone } from "./SqlErrors.js"
+import { isoTimestampSql } from "./SqlText.js"
 import type { Scope } from "./ThreadsRepo.js"
 
 export interface NewRun {
@@ -88,10 +89,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
     const sql = yield* SqlClient.SqlClient
     const summary = sql.literal(SUMMARY_COLUMNS)
     const summaryJson = sql.literal(
-      SUMMARY_COLUMNS.replace(
-        /created_at$/,
-        `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`
-      )
+      SUMMARY_COLUMNS.replace(/created_at$/, `${isoTimestampSql("created_at")} AS created_at`)
     )
 
     /**
