@@ -95,7 +95,12 @@ export class Events extends Effect.Service<Events>()("svc/Events", {
             props: event.props ?? null
           })
         }
-        const stored = rows.length === 0 ? 0 : yield* repo.insert(caller, caller.userId, rows)
+        const stored =
+          rows.length === 0
+            ? 0
+            : yield* repo
+                .insert(caller, caller.userId, rows)
+                .pipe(Effect.catchTag("RowNotFound", () => Effect.succeed("thread_gone" as const)))
         if (stored === "thread_gone" && attempt < 2) continue
         for (const { index } of valid) {
           const problem = stored === "thread_gone" ? "thread not found" : problems.get(index)

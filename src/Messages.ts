@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import type { CallerShape } from "../schema/Api/Security.js"
 import { invalid, notFound } from "../schema/Errors.js"
 import type { CreateFeedback, CreateMessage, MessageListQuery } from "../schema/Message.js"
+import { rowNotFoundAs404 } from "./Found.js"
 import { newId } from "./Ids.js"
 import { FeedbackRepo } from "./storage/FeedbackRepo.js"
 import { type MessageRow, MessagesRepo } from "./storage/MessagesRepo.js"
@@ -45,20 +46,24 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       threadId: string,
       input: CreateMessage
     ) {
-      const outcome = yield* repo.append(caller, {
-        id: newId("msg"),
-        threadId,
-        userId: caller.userId,
-        parentId: input.parent_id,
-        format: input.format,
-        contentJson: JSON.stringify(input.content)
-      })
-      if (outcome._tag === "thread_not_found") return yield* Effect.fail(notFound("thread"))
-      if (outcome._tag === "parent_not_found") {
-        return yield* Effect.fail(invalid("parent_id is not a message of this thread", "parent_id"))
-      }
+      const id = yield* repo
+        .append(caller, {
+          id: newId("msg"),
+          threadId,
+          userId: caller.userId,
+          parentId: input.parent_id,
+          format: input.format,
+          contentJson: JSON.stringify(input.content)
+        })
+        .pipe(
+          Effect.catchTag("RowNotFound", ({ what }) =>
+            Effect.fail(
+              what === "parent" ? invalid("parent_id is not a message of this thread", "parent_id") : notFound(what)
+            )
+          )
+        )
       usage.record(caller.projectId, caller.userId, { messages: 1 })
-      return outcome.id
+      return id
     })
 
     const update = Effect.fn("Messages.update")(function* (
@@ -68,8 +73,7 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       content: Readonly<Record<string, unknown>>
     ) {
       yield* threads.requireVisible(caller, threadId)
-      const found = yield* repo.updateContent(caller.projectId, threadId, messageId, JSON.stringify(content))
-      if (!found) return yield* Effect.fail(notFound("message"))
+      yield* rowNotFoundAs404(repo.updateContent(caller.projectId, threadId, messageId, JSON.stringify(content)))
     })
 
     const removeMany = Effect.fn("Messages.removeMany")(function* (
@@ -88,17 +92,17 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       input: CreateFeedback
     ) {
       yield* threads.requireVisible(caller, threadId)
-      const saved = yield* feedback.upsert({
-        projectId: caller.projectId,
-        id: newId("fb"),
-        threadId,
-        messageId,
-        userId: caller.userId,
-        type: input.type,
-        comment: input.comment ?? null
-      })
-      if (saved === undefined) return yield* Effect.fail(notFound("message"))
-      return saved
+      return yield* rowNotFoundAs404(
+        feedback.upsert({
+          projectId: caller.projectId,
+          id: newId("fb"),
+          threadId,
+          messageId,
+          userId: caller.userId,
+          type: input.type,
+          comment: input.comment ?? null
+        })
+      )
     })
 
     return { list, listProject, create, update, removeMany, giveFeedback } as const

@@ -1,5 +1,5 @@
 import * as Effect from "effect/Effect"
-import { notFound } from "../schema/Errors.js"
+import { orNotFound, rowNotFoundAs404 } from "./Found.js"
 import { OriginsRepo } from "./storage/OriginsRepo.js"
 import { ProjectsRepo } from "./storage/ProjectsRepo.js"
 import { TtlCache } from "./TtlCache.js"
@@ -27,11 +27,14 @@ export class Origins extends Effect.Service<Origins>()("svc/Origins", {
     }
 
     /** A project's list; 404 for a project that does not exist. */
-    const list = (projectId: string) => Effect.zipRight(projects.require(projectId), repo.list(projectId))
+    const list = Effect.fn("Origins.list")(function* (projectId: string) {
+      yield* Effect.flatMap(projects.get(projectId), orNotFound("project"))
+      return yield* repo.list(projectId)
+    })
 
     const replace = Effect.fn("Origins.replace")(function* (projectId: string, origins: ReadonlyArray<string>) {
       const unique = [...new Set(origins)]
-      if (!(yield* repo.replace(projectId, unique))) return yield* Effect.fail(notFound("project"))
+      yield* rowNotFoundAs404(repo.replace(projectId, unique))
       cache.delete(projectId)
       return unique.sort()
     })

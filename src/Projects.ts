@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import type { ApiKeyCreated, ApiKeyInfo, Project, ProjectCreated } from "../schema/Admin.js"
 import { type ApiKeyRow, ApiKeys } from "./auth/ApiKeys.js"
+import { orNotFound, rowNotFoundAs404 } from "./Found.js"
 import { newId } from "./Ids.js"
 import { ProjectsRepo } from "./storage/ProjectsRepo.js"
 import { SdkClientsRepo } from "./storage/SdkClientsRepo.js"
@@ -52,7 +53,7 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
     })
 
     const require = Effect.fn("Projects.require")(function* (projectId: string) {
-      return yield* repo.require(projectId)
+      return yield* Effect.flatMap(repo.get(projectId), orNotFound("project"))
     })
 
     /**
@@ -95,11 +96,11 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
 
     /** The plan sets the monthly title quota (decisions.md §6). */
     const setPlan = Effect.fn("Projects.setPlan")(function* (projectId: string, plan: typeof Project.Type.plan) {
-      return project(yield* repo.setPlan(projectId, plan))
+      return project(yield* rowNotFoundAs404(repo.setPlan(projectId, plan)))
     })
 
     const testUserPrefixes = Effect.fn("Projects.testUserPrefixes")(function* (projectId: string) {
-      return yield* repo.testUserPrefixes(projectId)
+      return yield* Effect.flatMap(repo.testUserPrefixes(projectId), orNotFound("project"))
     })
 
     /** Replaces the list; duplicates are dropped, order kept. */
@@ -107,7 +108,7 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
       projectId: string,
       prefixes: ReadonlyArray<string>
     ) {
-      return yield* repo.setTestUserPrefixes(projectId, [...new Set(prefixes)])
+      return yield* rowNotFoundAs404(repo.setTestUserPrefixes(projectId, [...new Set(prefixes)]))
     })
 
     return {

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
 import type { CallerShape } from "../schema/Api/Security.js"
-import { Conflict, notFound } from "../schema/Errors.js"
+import { Conflict } from "../schema/Errors.js"
 import type { RunListQuery, RunReport } from "../schema/Run.js"
+import { orNotFound, rowNotFoundAs404 } from "./Found.js"
 import { newId } from "./Ids.js"
 import { RunsRepo } from "./storage/RunsRepo.js"
 import { Usage } from "./Usage.js"
@@ -31,41 +32,43 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
         sampling_calls: input.sampling_calls,
         output_text: input.output_text
       }
-      const outcome = yield* repo.insert(caller, {
-        id: newId("run"),
-        threadId: input.thread_id,
-        userId: caller.userId,
-        messageId: input.message_id ?? null,
-        status: input.status,
-        outcomeType: input.outcome_type ?? null,
-        modelId: input.model_id ?? null,
-        provider: input.provider ?? null,
-        providerType: input.provider_type ?? null,
-        inputTokens: input.input_tokens ?? null,
-        outputTokens: input.output_tokens ?? null,
-        reasoningTokens: input.reasoning_tokens ?? null,
-        cachedInputTokens: input.cached_input_tokens ?? null,
-        durationMs: input.duration_ms ?? null,
-        firstTokenMs: input.first_token_ms ?? null,
-        totalSteps: input.total_steps ?? null,
-        toolCallCount: input.tool_calls?.length ?? 0,
-        error: input.error ?? null,
-        errorCode: input.error_code ?? null,
-        traceId: input.trace_id ?? null,
-        tags: input.tags ?? [],
-        environment: input.environment ?? null,
-        release: input.release ?? null,
-        detailJson: JSON.stringify(detail),
-        idempotencyKey: idempotencyKey ?? null,
-        // The sender and the decoded report, as sent: a retry sends the same; another user of the
-        // workspace reusing the key is refused rather than answered with a run that is not theirs.
-        requestHash:
-          idempotencyKey === undefined
-            ? null
-            : createHash("sha256")
-                .update(`${caller.userId}\n${JSON.stringify(input)}`)
-                .digest("base64url")
-      })
+      const outcome = yield* rowNotFoundAs404(
+        repo.insert(caller, {
+          id: newId("run"),
+          threadId: input.thread_id,
+          userId: caller.userId,
+          messageId: input.message_id ?? null,
+          status: input.status,
+          outcomeType: input.outcome_type ?? null,
+          modelId: input.model_id ?? null,
+          provider: input.provider ?? null,
+          providerType: input.provider_type ?? null,
+          inputTokens: input.input_tokens ?? null,
+          outputTokens: input.output_tokens ?? null,
+          reasoningTokens: input.reasoning_tokens ?? null,
+          cachedInputTokens: input.cached_input_tokens ?? null,
+          durationMs: input.duration_ms ?? null,
+          firstTokenMs: input.first_token_ms ?? null,
+          totalSteps: input.total_steps ?? null,
+          toolCallCount: input.tool_calls?.length ?? 0,
+          error: input.error ?? null,
+          errorCode: input.error_code ?? null,
+          traceId: input.trace_id ?? null,
+          tags: input.tags ?? [],
+          environment: input.environment ?? null,
+          release: input.release ?? null,
+          detailJson: JSON.stringify(detail),
+          idempotencyKey: idempotencyKey ?? null,
+          // The sender and the decoded report, as sent: a retry sends the same; another user of the
+          // workspace reusing the key is refused rather than answered with a run that is not theirs.
+          requestHash:
+            idempotencyKey === undefined
+              ? null
+              : createHash("sha256")
+                  .update(`${caller.userId}\n${JSON.stringify(input)}`)
+                  .digest("base64url")
+        })
+      )
       switch (outcome._tag) {
         case "Created":
           usage.record(caller.projectId, caller.userId, {
@@ -81,8 +84,6 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
           return yield* Effect.fail(
             new Conflict({ message: "this Idempotency-Key was used for a different run report" })
           )
-        case "ThreadNotFound":
-          return yield* Effect.fail(notFound("thread"))
       }
     })
 
@@ -102,9 +103,7 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
     })
 
     const get = Effect.fn("Runs.get")(function* (projectId: string, runId: string) {
-      const run = yield* repo.get(projectId, runId)
-      if (run === undefined) return yield* Effect.fail(notFound("run"))
-      return run
+      return yield* Effect.flatMap(repo.get(projectId, runId), orNotFound("run"))
     })
 
     return { report, listJson, get } as const

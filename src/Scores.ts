@@ -50,19 +50,22 @@ export class Scores extends Effect.Service<Scores>()("svc/Scores", {
         return yield* Effect.fail(invalid("the score's targets belong to different threads", "thread_id"))
       }
       const id = newId("score")
-      const stored = yield* repo.insert(caller, {
-        id,
-        userId: caller.userId,
-        name: input.name,
-        dataType: input.data_type,
-        value: checked.value,
-        stringValue: input.string_value ?? null,
-        comment: input.comment ?? null,
-        threadId,
-        messageId: input.message_id ?? null,
-        runId: input.run_id ?? null
-      })
-      if (!stored) return yield* Effect.fail(notFound("score target"))
+      yield* Effect.catchTag(
+        repo.insert(caller, {
+          id,
+          userId: caller.userId,
+          name: input.name,
+          dataType: input.data_type,
+          value: checked.value,
+          stringValue: input.string_value ?? null,
+          comment: input.comment ?? null,
+          threadId,
+          messageId: input.message_id ?? null,
+          runId: input.run_id ?? null
+        }),
+        "RowNotFound",
+        () => Effect.fail(notFound("score target"))
+      )
       return ScoreCreated.make({
         score_id: id,
         name: input.name,

@@ -1,9 +1,11 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { CallerShape } from "../schema/Api/Security.js"
 import { invalid, notFound } from "../schema/Errors.js"
 import type { CreateThread, ThreadListQuery, UpdateThread } from "../schema/Thread.js"
+import { orNotFound, rowNotFoundAs404 } from "./Found.js"
 import { newId } from "./Ids.js"
-import { ThreadsRepo } from "./storage/ThreadsRepo.js"
+import { type ThreadPosition, ThreadsRepo } from "./storage/ThreadsRepo.js"
 import { Usage } from "./Usage.js"
 
 export class Threads extends Effect.Service<Threads>()("svc/Threads", {
@@ -12,18 +14,22 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
     const repo = yield* ThreadsRepo
     const usage = yield* Usage
 
+    /** The position `after` names, or 400 when it names no thread of the scope. */
+    const cursor = (position: Effect.Effect<Option.Option<ThreadPosition>>, scopeName: string) =>
+      Effect.flatMap(position, (found) =>
+        Option.isSome(found)
+          ? Effect.succeed(found.value)
+          : Effect.fail(invalid(`after does not name a thread of this ${scopeName}`, "after"))
+      )
+
     const list = Effect.fn("Threads.list")(function* (caller: CallerShape, query: ThreadListQuery) {
-      const after = query.after === undefined ? undefined : yield* repo.position(caller, query.after)
-      if (query.after !== undefined && after === undefined) {
-        return yield* Effect.fail(invalid("after does not name a thread of this workspace", "after"))
-      }
+      const after =
+        query.after === undefined ? undefined : yield* cursor(repo.position(caller, query.after), "workspace")
       return yield* repo.list(caller, { limit: query.limit, isArchived: query.is_archived, after })
     })
 
     const get = Effect.fn("Threads.get")(function* (caller: CallerShape, threadId: string) {
-      const thread = yield* repo.get(caller, threadId)
-      if (!thread) return yield* Effect.fail(notFound("thread"))
-      return thread
+      return yield* Effect.flatMap(repo.get(caller, threadId), orNotFound("thread"))
     })
 
     const create = Effect.fn("Threads.create")(function* (caller: CallerShape, input: CreateThread) {
@@ -41,18 +47,19 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
     })
 
     const update = Effect.fn("Threads.update")(function* (caller: CallerShape, threadId: string, input: UpdateThread) {
-      const found = yield* repo.update(caller, threadId, {
-        title: input.title,
-        lastMessageAt: input.last_message_at,
-        metadata: input.metadata,
-        isArchived: input.is_archived
-      })
-      if (!found) return yield* Effect.fail(notFound("thread"))
+      yield* rowNotFoundAs404(
+        repo.update(caller, threadId, {
+          title: input.title,
+          lastMessageAt: input.last_message_at,
+          metadata: input.metadata,
+          isArchived: input.is_archived
+        })
+      )
     })
 
     /** Messages and feedback go with the thread (foreign keys cascade). */
     const remove = Effect.fn("Threads.remove")(function* (caller: CallerShape, threadId: string) {
-      if (!(yield* repo.remove(caller, threadId))) return yield* Effect.fail(notFound("thread"))
+      yield* rowNotFoundAs404(repo.remove(caller, threadId))
     })
 
     const requireVisible = Effect.fn("Threads.requireVisible")(function* (caller: CallerShape, threadId: string) {
@@ -61,10 +68,8 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
 
     /** The project read API: every workspace of the project. */
     const listProject = Effect.fn("Threads.listProject")(function* (projectId: string, query: ThreadListQuery) {
-      const after = query.after === undefined ? undefined : yield* repo.positionInProject(projectId, query.after)
-      if (query.after !== undefined && after === undefined) {
-        return yield* Effect.fail(invalid("after does not name a thread of this project", "after"))
-      }
+      const after =
+        query.after === undefined ? undefined : yield* cursor(repo.positionInProject(projectId, query.after), "project")
       return yield* repo.listProject(projectId, { limit: query.limit, isArchived: query.is_archived, after })
     })
 

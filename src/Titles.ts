@@ -14,9 +14,10 @@ import * as Scope from "effect/Scope"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import type { CallerShape } from "../schema/Api/Security.js"
-import { BadGateway, notFound, QuotaExceeded } from "../schema/Errors.js"
+import { BadGateway, QuotaExceeded } from "../schema/Errors.js"
 import { Limits } from "../schema/Limits.js"
 import type { ChatMessage } from "../schema/Title.js"
+import { orNotFound } from "./Found.js"
 import { ProjectsRepo } from "./storage/ProjectsRepo.js"
 import { ThreadsRepo } from "./storage/ThreadsRepo.js"
 import { TitleQuotaRepo, utcMonth } from "./storage/TitleQuotaRepo.js"
@@ -37,7 +38,8 @@ export class Titles extends Effect.Service<Titles>()("svc/Titles", {
     /** One title of the month taken, or none needed (unlimited plan); how to give it back. */
     const reserve = Effect.fn("Titles.reserve")(function* (projectId: string) {
       const project = yield* projects.get(projectId)
-      const limit = Limits.title.monthlyQuota[project?.plan ?? "hobby"]
+      const limit =
+        Limits.title.monthlyQuota[Option.match(project, { onNone: () => "hobby" as const, onSome: (p) => p.plan })]
       if (limit === null) return Effect.void
       const month = utcMonth(new Date())
       if (!(yield* quota.reserve(projectId, month, limit))) {
@@ -59,8 +61,7 @@ export class Titles extends Effect.Service<Titles>()("svc/Titles", {
       threadId: string,
       messages: ReadonlyArray<ChatMessage>
     ) {
-      const thread = yield* threads.get(caller, threadId)
-      if (!thread) return yield* Effect.fail(notFound("thread"))
+      const thread = yield* Effect.flatMap(threads.get(caller, threadId), orNotFound("thread"))
       if (thread.title !== null && thread.title.trim() !== "") return Stream.make(thread.title)
       const turns = toTurns(messages)
       // No text, nothing to title: an empty answer, which the client reads as no title.

@@ -195,13 +195,11 @@ const issuerSet = Command.make(
 
 const issuerShow = Command.make("show", { projectId, json }, ({ json, projectId }) =>
   Effect.gen(function* () {
-    const settings = yield* (yield* Issuers).get(projectId)
+    const settings = Option.getOrNull(yield* (yield* Issuers).get(projectId))
     yield* print(
       json,
-      settings ?? null,
-      settings === undefined
-        ? "no external issuer"
-        : `${settings.issuer} (${settings.jwks_url}) for ${settings.audience}`
+      settings,
+      settings === null ? "no external issuer" : `${settings.issuer} (${settings.jwks_url}) for ${settings.audience}`
     )
   })
 )

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import { Api } from "../../schema/Api.js"
 import { notFound } from "../../schema/Errors.js"
 import { Issuers } from "../../src/auth/Issuers.js"
+import { orNotFound } from "../../src/Found.js"
 import { Origins } from "../../src/Origins.js"
 import { Projects } from "../../src/Projects.js"
 
@@ -25,11 +26,7 @@ export const AdminLive = HttpApiBuilder.group(Api, "admin", (handlers) =>
       .handle("setOrigins", ({ path, payload }) =>
         Effect.map(origins.replace(path.project_id, payload.origins), (list) => ({ origins: list }))
       )
-      .handle("getIssuer", ({ path }) =>
-        Effect.flatMap(issuers.get(path.project_id), (settings) =>
-          settings === undefined ? Effect.fail(notFound("external issuer")) : Effect.succeed(settings)
-        )
-      )
+      .handle("getIssuer", ({ path }) => Effect.flatMap(issuers.get(path.project_id), orNotFound("external issuer")))
       .handle("setIssuer", ({ path, payload }) => issuers.set(path.project_id, payload))
       .handle("clearIssuer", ({ path }) =>
         Effect.flatMap(issuers.clear(path.project_id), (cleared) =>

@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
-import { notFound } from "../../schema/Errors.js"
+import * as Option from "effect/Option"
 import { AppConfig } from "../Config.js"
+import { orNotFound } from "../Found.js"
 import { newId } from "../Ids.js"
 import { type ApiKeyRow, ApiKeysRepo } from "../storage/ApiKeysRepo.js"
 import { TtlCache } from "../TtlCache.js"
@@ -49,7 +50,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
 
     const lookupAndRemember = Effect.fn("ApiKeys.verify")(function* (hash: string) {
       const revocationsBefore = revocations
-      const row = yield* repo.findActiveByHash(hash)
+      const row = Option.getOrUndefined(yield* repo.findActiveByHash(hash))
       const key = row ? { keyId: row.id, projectId: row.project_id } : undefined
       if (cacheMs > 0 && revocations === revocationsBefore) {
         // Never remembered past the key's own expiry.
@@ -77,8 +78,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
     })
 
     const revoke = Effect.fn("ApiKeys.revoke")(function* (projectId: string, keyId: string) {
-      const hash = yield* repo.revoke(projectId, keyId)
-      if (hash === undefined) return yield* Effect.fail(notFound("API key"))
+      const hash = yield* Effect.flatMap(repo.revoke(projectId, keyId), orNotFound("API key"))
       revocations++
       accepted.delete(hash)
     })

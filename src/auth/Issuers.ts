@@ -1,6 +1,8 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { createRemoteJWKSet, jwtVerify } from "jose"
 import type { ExternalIssuer } from "../../schema/Admin.js"
+import { orNotFound } from "../Found.js"
 import { IssuersRepo } from "../storage/IssuersRepo.js"
 import { ProjectsRepo } from "../storage/ProjectsRepo.js"
 import { TtlCache } from "../TtlCache.js"
@@ -33,7 +35,8 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
     const load = (projectId: string): Effect.Effect<Trusted> => {
       const cached = trusted.get(projectId)
       if (cached !== undefined) return Effect.succeed(cached)
-      return Effect.map(repo.get(projectId), (settings) => {
+      return Effect.map(repo.get(projectId), (found) => {
+        const settings = Option.getOrUndefined(found)
         // The key set (and its cache) survives a settings refresh while the URL stays the same.
         const previous = trusted.stale(projectId)
         const keys =
@@ -78,14 +81,14 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
         )
       })
 
-    /** The project's settings, or undefined; 404 for a project that does not exist. */
+    /** The project's settings, if it has a provider; 404 for a project that does not exist. */
     const get = Effect.fn("Issuers.get")(function* (projectId: string) {
-      yield* projects.require(projectId)
+      yield* Effect.flatMap(projects.get(projectId), orNotFound("project"))
       return yield* repo.get(projectId)
     })
 
     const set = Effect.fn("Issuers.set")(function* (projectId: string, settings: ExternalIssuer) {
-      yield* projects.require(projectId)
+      yield* Effect.flatMap(projects.get(projectId), orNotFound("project"))
       yield* repo.set(projectId, settings)
       trusted.delete(projectId)
       return settings
@@ -93,7 +96,7 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
 
     /** Whether there was a provider to remove; 404 for a project that does not exist. */
     const clear = Effect.fn("Issuers.clear")(function* (projectId: string) {
-      yield* projects.require(projectId)
+      yield* Effect.flatMap(projects.get(projectId), orNotFound("project"))
       const cleared = yield* repo.clear(projectId)
       trusted.delete(projectId)
       return cleared

@@ -1,8 +1,10 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { CallerShape } from "../../schema/Api/Security.js"
-import { Forbidden, InvalidRefreshToken, notFound } from "../../schema/Errors.js"
+import { Forbidden, InvalidRefreshToken } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { workspaceSegment } from "../Files.js"
+import { rowNotFoundAs404 } from "../Found.js"
 import { newId } from "../Ids.js"
 import { RateLimiter } from "../RateLimiter.js"
 import { RefreshTokensRepo } from "../storage/RefreshTokensRepo.js"
@@ -12,8 +14,11 @@ import { newAnonymousUserId } from "./Principals.js"
 import { hashSecret, newSecret } from "./Secrets.js"
 import { Tokens } from "./Tokens.js"
 
-const invalidRefreshToken = () =>
-  Effect.fail(new InvalidRefreshToken({ message: "unknown, expired or revoked refresh token" }))
+/** A live refresh token's row, or 401 `invalid_refresh_token`. */
+const liveOrRefused = <A>(live: Option.Option<A>) =>
+  Option.isSome(live)
+    ? Effect.succeed(live.value)
+    : Effect.fail(new InvalidRefreshToken({ message: "unknown, expired or revoked refresh token" }))
 
 /** Anonymous sessions and claim (decisions.md §4). */
 export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
@@ -50,13 +55,9 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
       yield* limiter.consume(`anonymous:${clientAddress}`, Limits.rate.anonymousCreatePerMinute, 60)
       const userId = newAnonymousUserId()
       const refreshToken = newSecret("rt")
-      const stored = yield* repo.insert({
-        projectId,
-        id: newId("rt"),
-        tokenHash: hashSecret(refreshToken),
-        userId
-      })
-      if (stored === undefined) return yield* Effect.fail(notFound("project"))
+      const stored = yield* rowNotFoundAs404(
+        repo.insert({ projectId, id: newId("rt"), tokenHash: hashSecret(refreshToken), userId })
+      )
       return yield* session(projectId, userId, refreshToken, stored.expires_at)
     })
 
@@ -70,8 +71,7 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
       clientAddress: string
     ) {
       yield* limiter.consume(`refresh:${clientAddress}`, Limits.rate.anonymousRefreshPerMinute, 60)
-      const live = yield* repo.extend(projectId, hashSecret(refreshToken))
-      if (live === undefined) return yield* invalidRefreshToken()
+      const live = yield* Effect.flatMap(repo.extend(projectId, hashSecret(refreshToken)), liveOrRefused)
       return yield* session(projectId, live.user_id, refreshToken, live.expires_at)
     })
 
@@ -87,8 +87,7 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
       }
       return yield* repo.transaction(
         Effect.gen(function* () {
-          const live = yield* repo.revoke(caller.projectId, hashSecret(refreshToken))
-          if (live === undefined) return yield* invalidRefreshToken()
+          const live = yield* Effect.flatMap(repo.revoke(caller.projectId, hashSecret(refreshToken)), liveOrRefused)
           // Attachments keep the anonymous workspace in their keys: the new owner may download them.
           yield* claims.record(caller.projectId, workspaceSegment(live.user_id), caller.workspaceId)
           return yield* threads.moveAll(

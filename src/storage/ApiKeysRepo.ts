@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 export interface ApiKeyRow {
   readonly id: string
@@ -26,37 +27,38 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("svc/ApiKeysRepo"
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal(COLUMNS)
-    const insert = (key: NewApiKey) =>
-      sql<ApiKeyRow>`INSERT INTO api_keys (project_id, id, name, prefix, key_hash, expires_at)
-        VALUES (${key.projectId}, ${key.id}, ${key.name}, ${key.prefix}, ${key.keyHash}, ${key.expiresAt?.toISOString() ?? null})
-        RETURNING ${cols}`
-    /** The live key with this hash: not revoked, not expired. */
-    const findActiveByHash = (keyHash: string) =>
-      sql<ApiKeyRow>`SELECT ${cols} FROM api_keys
-        WHERE key_hash = ${keyHash} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`
-    const list = (projectId: string) =>
-      sql<ApiKeyRow>`SELECT ${cols} FROM api_keys WHERE project_id = ${projectId} ORDER BY id`
-    const revoke = (projectId: string, id: string) =>
-      sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
-        WHERE project_id = ${projectId} AND id = ${id} RETURNING key_hash`
     return {
-      insert: (key: NewApiKey) =>
-        insert(key).pipe(
-          Effect.flatMap(([row]) => (row ? Effect.succeed(row) : Effect.dieMessage("api key insert returned no row"))),
-          Effect.orDie
-        ),
-      findActiveByHash: (keyHash: string) =>
-        findActiveByHash(keyHash).pipe(
-          Effect.map((rows) => rows[0]),
-          Effect.orDie
-        ),
-      list: (projectId: string) => list(projectId).pipe(Effect.orDie),
-      /** The revoked key's hash, or undefined when there is no such key. */
-      revoke: (projectId: string, id: string) =>
-        revoke(projectId, id).pipe(
-          Effect.map((rows) => rows[0]?.key_hash as string | undefined),
-          Effect.orDie
-        )
+      insert: Effect.fn("ApiKeysRepo.insert")(
+        (key: NewApiKey) =>
+          sql<ApiKeyRow>`INSERT INTO api_keys (project_id, id, name, prefix, key_hash, expires_at)
+            VALUES (${key.projectId}, ${key.id}, ${key.name}, ${key.prefix}, ${key.keyHash}, ${key.expiresAt?.toISOString() ?? null})
+            RETURNING ${cols}`.pipe(
+            Effect.flatMap(([row]) => (row ? Effect.succeed(row) : Effect.dieMessage("api key insert returned no row")))
+          ),
+        Effect.orDie
+      ),
+      /** The live key with this hash: not revoked, not expired. */
+      findActiveByHash: Effect.fn("ApiKeysRepo.findActiveByHash")(
+        (keyHash: string) =>
+          sql<ApiKeyRow>`SELECT ${cols} FROM api_keys
+            WHERE key_hash = ${keyHash} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`.pipe(
+            Effect.map((rows) => Option.fromNullable(rows[0]))
+          ),
+        Effect.orDie
+      ),
+      list: Effect.fn("ApiKeysRepo.list")(
+        (projectId: string) => sql<ApiKeyRow>`SELECT ${cols} FROM api_keys WHERE project_id = ${projectId} ORDER BY id`,
+        Effect.orDie
+      ),
+      /** The revoked key's hash; none when the project has no such key. */
+      revoke: Effect.fn("ApiKeysRepo.revoke")(
+        (projectId: string, id: string) =>
+          sql<{ key_hash: string }>`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
+            WHERE project_id = ${projectId} AND id = ${id} RETURNING key_hash`.pipe(
+            Effect.map((rows) => Option.fromNullable(rows[0]?.key_hash))
+          ),
+        Effect.orDie
+      )
     } as const
   })
 }) {}

@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
-import { sqlState } from "./SqlErrors.js"
+import { RowNotFound } from "./RowNotFound.js"
+import { isReferenceGone } from "./SqlErrors.js"
 import type { Scope } from "./ThreadsRepo.js"
 
 export interface NewEvent {
@@ -74,8 +74,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("svc/EventsRepo", {
 
     /**
      * Stores the events in one statement; an event id the user sent before is
-     * skipped. Answers how many rows were new, or "thread_gone" when a thread
-     * was deleted meanwhile (the caller checks again).
+     * skipped. Answers how many rows were new; RowNotFound when a thread was
+     * deleted meanwhile (the caller checks again).
      */
     const insert = (scope: Scope, userId: string, events: ReadonlyArray<NewEvent>) =>
       sql<{ n: number }>`
@@ -90,17 +90,13 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("svc/EventsRepo", {
           RETURNING 1
         )
         SELECT count(*)::int AS n FROM ins`.pipe(
-        Effect.map(([row]): number | "thread_gone" => row?.n ?? 0),
-        Effect.catchIf(
-          (error: SqlError) => sqlState(error) === "23503",
-          () => Effect.succeed("thread_gone" as const)
-        )
+        Effect.map(([row]) => row?.n ?? 0),
+        Effect.catchIf(isReferenceGone, () => Effect.fail(new RowNotFound({ what: "thread" })))
       )
 
     return {
-      visibleTargets: (scope: Scope, targets: EventTargets) => visibleTargets(scope, targets).pipe(Effect.orDie),
-      insert: (scope: Scope, userId: string, events: ReadonlyArray<NewEvent>) =>
-        insert(scope, userId, events).pipe(Effect.orDie)
+      visibleTargets: Effect.fn("EventsRepo.visibleTargets")(visibleTargets, Effect.orDie),
+      insert: Effect.fn("EventsRepo.insert")(insert, Effect.catchTag("SqlError", Effect.die))
     } as const
   })
 }) {}

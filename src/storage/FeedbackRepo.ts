@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { whenReferenceGone } from "./SqlErrors.js"
+import { RowNotFound } from "./RowNotFound.js"
+import { isReferenceGone } from "./SqlErrors.js"
 
 export interface FeedbackRow {
   readonly feedback_id: string
@@ -14,7 +15,7 @@ export class FeedbackRepo extends Effect.Service<FeedbackRepo>()("svc/FeedbackRe
 
     /**
      * One feedback per message and user: a second one replaces the first.
-     * Undefined when the message is not in the thread (or went away meanwhile).
+     * RowNotFound when the message is not in the thread (or went away meanwhile).
      */
     const upsert = (input: {
       readonly projectId: string
@@ -32,10 +33,10 @@ export class FeedbackRepo extends Effect.Service<FeedbackRepo>()("svc/FeedbackRe
         ON CONFLICT (project_id, message_id, user_id)
         DO UPDATE SET type = EXCLUDED.type, comment = EXCLUDED.comment, updated_at = now()
         RETURNING id AS feedback_id, type, comment`.pipe(
-        Effect.map((rows): FeedbackRow | undefined => rows[0]),
-        whenReferenceGone(undefined)
+        Effect.flatMap(([row]) => (row ? Effect.succeed(row) : Effect.fail(new RowNotFound({ what: "message" })))),
+        Effect.catchIf(isReferenceGone, () => Effect.fail(new RowNotFound({ what: "message" })))
       )
 
-    return { upsert: (input: Parameters<typeof upsert>[0]) => upsert(input).pipe(Effect.orDie) } as const
+    return { upsert: Effect.fn("FeedbackRepo.upsert")(upsert, Effect.catchTag("SqlError", Effect.die)) } as const
   })
 }) {}

@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { ExternalIssuer } from "../../schema/Admin.js"
 
 export class IssuersRepo extends Effect.Service<IssuersRepo>()("svc/IssuersRepo", {
@@ -7,7 +8,7 @@ export class IssuersRepo extends Effect.Service<IssuersRepo>()("svc/IssuersRepo"
     const sql = yield* SqlClient.SqlClient
     const get = (projectId: string) =>
       sql<ExternalIssuer>`SELECT issuer, jwks_url, audience, user_claim, workspace_claim
-        FROM project_issuers WHERE project_id = ${projectId}`.pipe(Effect.map((rows) => rows[0]))
+        FROM project_issuers WHERE project_id = ${projectId}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
     const set = (projectId: string, issuer: ExternalIssuer) =>
       sql`INSERT INTO project_issuers (project_id, issuer, jwks_url, audience, user_claim, workspace_claim)
         VALUES (${projectId}, ${issuer.issuer}, ${issuer.jwks_url}, ${issuer.audience}, ${issuer.user_claim}, ${issuer.workspace_claim})
@@ -19,9 +20,10 @@ export class IssuersRepo extends Effect.Service<IssuersRepo>()("svc/IssuersRepo"
         Effect.map((rows) => rows.length > 0)
       )
     return {
-      get: (projectId: string) => get(projectId).pipe(Effect.orDie),
-      set: (projectId: string, issuer: ExternalIssuer) => set(projectId, issuer).pipe(Effect.asVoid, Effect.orDie),
-      clear: (projectId: string) => clear(projectId).pipe(Effect.orDie)
+      get: Effect.fn("IssuersRepo.get")(get, Effect.orDie),
+      set: Effect.fn("IssuersRepo.set")(set, Effect.asVoid, Effect.orDie),
+      /** Whether there was a provider to remove. */
+      clear: Effect.fn("IssuersRepo.clear")(clear, Effect.orDie)
     } as const
   })
 }) {}

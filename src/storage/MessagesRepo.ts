@@ -1,6 +1,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
-import { whenReferenceGone } from "./SqlErrors.js"
+import { foundOrFail, RowNotFound } from "./RowNotFound.js"
+import { isReferenceGone } from "./SqlErrors.js"
 import { isoTimestampSql } from "./SqlText.js"
 import type { Scope } from "./ThreadsRepo.js"
 
@@ -14,11 +16,6 @@ export interface NewMessage {
   /** The content, already serialized: it is stored as sent. */
   readonly contentJson: string
 }
-
-export type AppendOutcome =
-  | { readonly _tag: "created"; readonly id: string }
-  | { readonly _tag: "thread_not_found" }
-  | { readonly _tag: "parent_not_found" }
 
 const ID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -53,7 +50,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
      * made before another but committed after it (concurrent appends) would
      * otherwise sort before a message a reader has already paged past.
      */
-    const append = (scope: Scope, message: NewMessage) =>
+    const append = (scope: Scope, message: NewMessage): Effect.Effect<string, RowNotFound | SqlError> =>
       sql<{ thread_found: boolean; id: string | null }>`
         WITH t AS (
           -- The thread row first (the bump below updates it anyway), then the
@@ -87,16 +84,15 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
           WHERE threads.project_id = ${scope.projectId} AND threads.id = ${message.threadId}
         )
         SELECT EXISTS (SELECT 1 FROM t) AS thread_found, (SELECT id FROM ins) AS id`.pipe(
-        Effect.map(
-          ([row]): AppendOutcome =>
-            !row?.thread_found
-              ? { _tag: "thread_not_found" }
-              : row.id !== null
-                ? { _tag: "created", id: row.id }
-                : { _tag: "parent_not_found" }
+        Effect.flatMap(([row]) =>
+          !row?.thread_found
+            ? Effect.fail(new RowNotFound({ what: "thread" }))
+            : row.id === null
+              ? Effect.fail(new RowNotFound({ what: "parent" }))
+              : Effect.succeed(row.id)
         ),
         // The thread was deleted between the check and the insert.
-        whenReferenceGone<AppendOutcome>({ _tag: "thread_not_found" })
+        Effect.catchIf(isReferenceGone, () => Effect.fail(new RowNotFound({ what: "thread" })))
       )
 
     const list = (
@@ -114,11 +110,11 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
           ${options.after === undefined ? sql`` : sql`AND id > ${options.after}`}
         ORDER BY id LIMIT ${options.limit}`
 
-    /** true when the message exists in the thread. */
+    /** RowNotFound when the message is not in the thread. */
     const updateContent = (projectId: string, threadId: string, id: string, contentJson: string) =>
       sql`UPDATE messages SET content = ${contentJson}::jsonb, updated_at = now()
         WHERE project_id = ${projectId} AND thread_id = ${threadId} AND id = ${id}
-        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+        RETURNING id`.pipe(Effect.flatMap(foundOrFail("message")))
 
     /** Deletes the messages and every descendant; answers how many rows went. */
     const removeWithDescendants = (projectId: string, threadId: string, ids: ReadonlyArray<string>) =>
@@ -137,13 +133,10 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
         SELECT count(*)::int AS deleted FROM gone`.pipe(Effect.map(([row]) => row?.deleted ?? 0))
 
     return {
-      append: (scope: Scope, message: NewMessage) => append(scope, message).pipe(Effect.orDie),
-      list: (projectId: string, threadId: string, options: Parameters<typeof list>[2]) =>
-        list(projectId, threadId, options).pipe(Effect.orDie),
-      updateContent: (projectId: string, threadId: string, id: string, contentJson: string) =>
-        updateContent(projectId, threadId, id, contentJson).pipe(Effect.orDie),
-      removeWithDescendants: (projectId: string, threadId: string, ids: ReadonlyArray<string>) =>
-        removeWithDescendants(projectId, threadId, ids).pipe(Effect.orDie)
+      append: Effect.fn("MessagesRepo.append")(append, Effect.catchTag("SqlError", Effect.die)),
+      list: Effect.fn("MessagesRepo.list")(list, Effect.orDie),
+      updateContent: Effect.fn("MessagesRepo.updateContent")(updateContent, Effect.catchTag("SqlError", Effect.die)),
+      removeWithDescendants: Effect.fn("MessagesRepo.removeWithDescendants")(removeWithDescendants, Effect.orDie)
     } as const
   })
 }) {}

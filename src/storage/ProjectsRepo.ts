@@ -1,7 +1,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { Plan } from "../../schema/Admin.js"
-import { notFound } from "../../schema/Errors.js"
+import { RowNotFound } from "./RowNotFound.js"
 
 export interface ProjectRow {
   readonly id: string
@@ -13,22 +14,11 @@ export interface ProjectRow {
 export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("svc/ProjectsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const insert = (id: string, name: string) =>
-      sql<ProjectRow>`INSERT INTO projects (id, name) VALUES (${id}, ${name}) RETURNING id, name, plan, created_at`
-    const list = sql<ProjectRow>`SELECT id, name, plan, created_at FROM projects ORDER BY id`
-    const get = (id: string) => sql<ProjectRow>`SELECT id, name, plan, created_at FROM projects WHERE id = ${id}`
-    const count = sql<{ n: number }>`SELECT count(*)::int AS n FROM projects`
-    const setPlan = (id: string, plan: ProjectRow["plan"]) =>
-      sql<ProjectRow>`UPDATE projects SET plan = ${plan} WHERE id = ${id} RETURNING id, name, plan, created_at`
-    const testUserPrefixes = (id: string) =>
-      sql<{ prefixes: Array<string> }>`SELECT test_user_prefixes AS prefixes FROM projects WHERE id = ${id}`
-    const setTestUserPrefixes = (id: string, prefixes: ReadonlyArray<string>) =>
-      sql<{ prefixes: Array<string> }>`UPDATE projects
-        SET test_user_prefixes = ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(prefixes)}::jsonb))
-        WHERE id = ${id} RETURNING test_user_prefixes AS prefixes`
-    const orNotFound = <A>(rows: ReadonlyArray<A>) => {
+    const COLUMNS = sql.literal("id, name, plan, created_at")
+    const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
+    const oneOrNotFound = <A>(rows: ReadonlyArray<A>): Effect.Effect<A, RowNotFound> => {
       const row = rows[0]
-      return row === undefined ? Effect.fail(notFound("project")) : Effect.succeed(row)
+      return row === undefined ? Effect.fail(new RowNotFound({ what: "project" })) : Effect.succeed(row)
     }
     return {
       /** Runs `effect` in one transaction (a project and its first key are made together). */
@@ -39,36 +29,46 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("svc/ProjectsRe
        */
       exclusively: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
         sql.withTransaction(Effect.zipRight(sql`SELECT pg_advisory_xact_lock(7285471103)`, effect)).pipe(Effect.orDie),
-      insert: (id: string, name: string) => insert(id, name).pipe(Effect.asVoid, Effect.orDie),
-      list: list.pipe(Effect.orDie),
-      get: (id: string) =>
-        get(id).pipe(
-          Effect.map((rows) => rows[0]),
-          Effect.orDie
-        ),
-      /** The project, or a 404 for the admin plane. */
-      require: (id: string) =>
-        get(id).pipe(
-          Effect.orDie,
-          Effect.flatMap(([row]) => (row ? Effect.succeed(row) : Effect.fail(notFound("project"))))
-        ),
-      setPlan: (id: string, plan: ProjectRow["plan"]) =>
-        setPlan(id, plan).pipe(Effect.orDie, Effect.flatMap(orNotFound)),
-      testUserPrefixes: (id: string) =>
-        testUserPrefixes(id).pipe(
-          Effect.orDie,
-          Effect.flatMap(orNotFound),
-          Effect.map((row) => row.prefixes)
-        ),
-      setTestUserPrefixes: (id: string, prefixes: ReadonlyArray<string>) =>
-        setTestUserPrefixes(id, prefixes).pipe(
-          Effect.orDie,
-          Effect.flatMap(orNotFound),
-          Effect.map((row) => row.prefixes)
-        ),
-      count: count.pipe(
-        Effect.map(([row]) => row?.n ?? 0),
+      insert: Effect.fn("ProjectsRepo.insert")(
+        (id: string, name: string) => sql`INSERT INTO projects (id, name) VALUES (${id}, ${name})`.pipe(Effect.asVoid),
         Effect.orDie
+      ),
+      list: sql<ProjectRow>`SELECT ${COLUMNS} FROM projects ORDER BY id`.pipe(
+        Effect.orDie,
+        Effect.withSpan("ProjectsRepo.list")
+      ),
+      get: Effect.fn("ProjectsRepo.get")(
+        (id: string) => sql<ProjectRow>`SELECT ${COLUMNS} FROM projects WHERE id = ${id}`.pipe(Effect.map(first)),
+        Effect.orDie
+      ),
+      setPlan: Effect.fn("ProjectsRepo.setPlan")(
+        (id: string, plan: ProjectRow["plan"]) =>
+          sql<ProjectRow>`UPDATE projects SET plan = ${plan} WHERE id = ${id} RETURNING ${COLUMNS}`.pipe(
+            Effect.flatMap(oneOrNotFound)
+          ),
+        Effect.catchTag("SqlError", Effect.die)
+      ),
+      testUserPrefixes: Effect.fn("ProjectsRepo.testUserPrefixes")(
+        (id: string) =>
+          sql<{ prefixes: Array<string> }>`SELECT test_user_prefixes AS prefixes FROM projects WHERE id = ${id}`.pipe(
+            Effect.map((rows) => Option.map(first(rows), (row) => row.prefixes))
+          ),
+        Effect.orDie
+      ),
+      setTestUserPrefixes: Effect.fn("ProjectsRepo.setTestUserPrefixes")(
+        (id: string, prefixes: ReadonlyArray<string>) =>
+          sql<{ prefixes: Array<string> }>`UPDATE projects
+            SET test_user_prefixes = ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(prefixes)}::jsonb))
+            WHERE id = ${id} RETURNING test_user_prefixes AS prefixes`.pipe(
+            Effect.flatMap(oneOrNotFound),
+            Effect.map((row) => row.prefixes)
+          ),
+        Effect.catchTag("SqlError", Effect.die)
+      ),
+      count: sql<{ n: number }>`SELECT count(*)::int AS n FROM projects`.pipe(
+        Effect.map(([row]) => row?.n ?? 0),
+        Effect.orDie,
+        Effect.withSpan("ProjectsRepo.count")
       )
     } as const
   })

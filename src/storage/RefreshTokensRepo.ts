@@ -1,7 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { Limits } from "../../schema/Limits.js"
-import { whenReferenceGone } from "./SqlErrors.js"
+import { RowNotFound } from "./RowNotFound.js"
+import { isReferenceGone } from "./SqlErrors.js"
 
 const DAYS = Limits.auth.refreshTokenDays
 
@@ -13,31 +15,38 @@ export interface LiveRefreshToken {
 export class RefreshTokensRepo extends Effect.Service<RefreshTokensRepo>()("svc/RefreshTokensRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    /** Undefined when the project does not exist. */
-    const insert = (row: { projectId: string; id: string; tokenHash: string; userId: string }) =>
-      sql<LiveRefreshToken>`INSERT INTO refresh_tokens (project_id, id, token_hash, user_id, expires_at)
-        VALUES (${row.projectId}, ${row.id}, ${row.tokenHash}, ${row.userId}, now() + make_interval(days => ${DAYS}))
-        RETURNING user_id, expires_at`.pipe(
-        Effect.map((rows): LiveRefreshToken | undefined => rows[0]),
-        whenReferenceGone(undefined)
-      )
-    /** A live token of the project gets now + 30 days; undefined for an unknown, expired or revoked one. */
-    const extend = (projectId: string, tokenHash: string) =>
-      sql<LiveRefreshToken>`UPDATE refresh_tokens SET expires_at = now() + make_interval(days => ${DAYS})
-        WHERE project_id = ${projectId} AND token_hash = ${tokenHash} AND revoked_at IS NULL AND expires_at > now()
-        RETURNING user_id, expires_at`.pipe(Effect.map((rows): LiveRefreshToken | undefined => rows[0]))
-    /**
-     * Revokes a live token of the project and answers its user; the row lock
-     * makes one of two concurrent claims win, the other sees it revoked.
-     */
-    const revoke = (projectId: string, tokenHash: string) =>
-      sql<LiveRefreshToken>`UPDATE refresh_tokens SET revoked_at = now()
-        WHERE project_id = ${projectId} AND token_hash = ${tokenHash} AND revoked_at IS NULL AND expires_at > now()
-        RETURNING user_id, expires_at`.pipe(Effect.map((rows): LiveRefreshToken | undefined => rows[0]))
+    const live = (rows: ReadonlyArray<LiveRefreshToken>) => Option.fromNullable(rows[0])
     return {
-      insert: (row: Parameters<typeof insert>[0]) => insert(row).pipe(Effect.orDie),
-      extend: (projectId: string, tokenHash: string) => extend(projectId, tokenHash).pipe(Effect.orDie),
-      revoke: (projectId: string, tokenHash: string) => revoke(projectId, tokenHash).pipe(Effect.orDie),
+      /** RowNotFound when the project does not exist. */
+      insert: Effect.fn("RefreshTokensRepo.insert")(
+        (row: { projectId: string; id: string; tokenHash: string; userId: string }) =>
+          sql<LiveRefreshToken>`INSERT INTO refresh_tokens (project_id, id, token_hash, user_id, expires_at)
+            VALUES (${row.projectId}, ${row.id}, ${row.tokenHash}, ${row.userId}, now() + make_interval(days => ${DAYS}))
+            RETURNING user_id, expires_at`.pipe(
+            Effect.flatMap(([stored]) => (stored ? Effect.succeed(stored) : Effect.dieMessage("no row returned"))),
+            Effect.catchIf(isReferenceGone, () => Effect.fail(new RowNotFound({ what: "project" })))
+          ),
+        Effect.catchTag("SqlError", Effect.die)
+      ),
+      /** A live token of the project gets now + 30 days; none for an unknown, expired or revoked one. */
+      extend: Effect.fn("RefreshTokensRepo.extend")(
+        (projectId: string, tokenHash: string) =>
+          sql<LiveRefreshToken>`UPDATE refresh_tokens SET expires_at = now() + make_interval(days => ${DAYS})
+            WHERE project_id = ${projectId} AND token_hash = ${tokenHash} AND revoked_at IS NULL AND expires_at > now()
+            RETURNING user_id, expires_at`.pipe(Effect.map(live)),
+        Effect.orDie
+      ),
+      /**
+       * Revokes a live token of the project and answers its user; the row lock
+       * makes one of two concurrent claims win, the other sees it revoked.
+       */
+      revoke: Effect.fn("RefreshTokensRepo.revoke")(
+        (projectId: string, tokenHash: string) =>
+          sql<LiveRefreshToken>`UPDATE refresh_tokens SET revoked_at = now()
+            WHERE project_id = ${projectId} AND token_hash = ${tokenHash} AND revoked_at IS NULL AND expires_at > now()
+            RETURNING user_id, expires_at`.pipe(Effect.map(live)),
+        Effect.orDie
+      ),
       transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => sql.withTransaction(effect).pipe(Effect.orDie)
     } as const
   })

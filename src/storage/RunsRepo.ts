@@ -1,6 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { Run, RunSummary } from "../../schema/Run.js"
+import { RowNotFound } from "./RowNotFound.js"
 import { whenReferenceGone } from "./SqlErrors.js"
 import { isoTimestampSql } from "./SqlText.js"
 import type { Scope } from "./ThreadsRepo.js"
@@ -35,11 +38,11 @@ export interface NewRun {
   readonly requestHash: string | null
 }
 
+/** What an insert did; RowNotFound (the thread) is a failure. */
 export type InsertOutcome =
   | { readonly _tag: "Created"; readonly id: string }
   | { readonly _tag: "Replayed"; readonly id: string }
   | { readonly _tag: "KeyReused" }
-  | { readonly _tag: "ThreadNotFound" }
 
 export interface RunFilters {
   readonly limit: number
@@ -97,7 +100,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
      * idempotency key is new. When nothing was stored, a second looks for
      * the key: the same request answers its run again, another is refused.
      */
-    const insert = (scope: Scope, run: NewRun) =>
+    const insert = (scope: Scope, run: NewRun): Effect.Effect<InsertOutcome, RowNotFound | SqlError> =>
       Effect.gen(function* () {
         const inserted = yield* sql<{ id: string }>`
           INSERT INTO runs (project_id, id, thread_id, workspace_id, user_id, message_id, status, outcome_type,
@@ -127,7 +130,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
               : ({ _tag: "KeyReused" } satisfies InsertOutcome)
           }
         }
-        return { _tag: "ThreadNotFound" } satisfies InsertOutcome
+        return yield* Effect.fail(new RowNotFound({ what: "thread" }))
       })
 
     /** The WHERE clause of a project's run list. */
@@ -155,13 +158,13 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
     const get = (projectId: string, runId: string) =>
       sql<SummaryRow & { detail: Detail }>`SELECT ${summary}, detail FROM runs
         WHERE project_id = ${projectId} AND id = ${runId}`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : toRun(rows[0])))
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRun))
       )
 
     return {
-      insert: (scope: Scope, run: NewRun) => insert(scope, run).pipe(Effect.orDie),
-      listJson: (projectId: string, filters: RunFilters) => listJson(projectId, filters).pipe(Effect.orDie),
-      get: (projectId: string, runId: string) => get(projectId, runId).pipe(Effect.orDie)
+      insert: Effect.fn("RunsRepo.insert")(insert, Effect.catchTag("SqlError", Effect.die)),
+      listJson: Effect.fn("RunsRepo.listJson")(listJson, Effect.orDie),
+      get: Effect.fn("RunsRepo.get")(get, Effect.orDie)
     } as const
   })
 }) {}

@@ -1,7 +1,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { Score } from "../../schema/Score.js"
-import { whenReferenceGone } from "./SqlErrors.js"
+import { RowNotFound } from "./RowNotFound.js"
+import { isReferenceGone } from "./SqlErrors.js"
 import type { Scope } from "./ThreadsRepo.js"
 
 export interface NewScore {
@@ -62,13 +63,16 @@ export class ScoresRepo extends Effect.Service<ScoresRepo>()("svc/ScoresRepo", {
         Effect.map((rows) => rows[0] ?? { thread: null, message_thread: null, run_thread: null })
       )
 
-    /** false when a target went away between the check and the insert. */
+    /** RowNotFound when a target went away between the check and the insert. */
     const insert = (scope: Scope, score: NewScore) =>
       sql`INSERT INTO scores (project_id, id, workspace_id, user_id, name, data_type, value, string_value, comment,
           thread_id, message_id, run_id)
         VALUES (${scope.projectId}, ${score.id}, ${scope.workspaceId}, ${score.userId}, ${score.name},
           ${score.dataType}, ${score.value}, ${score.stringValue}, ${score.comment}, ${score.threadId},
-          ${score.messageId}, ${score.runId})`.pipe(Effect.as(true), whenReferenceGone(false))
+          ${score.messageId}, ${score.runId})`.pipe(
+        Effect.asVoid,
+        Effect.catchIf(isReferenceGone, () => Effect.fail(new RowNotFound({ what: "target" })))
+      )
 
     /** A project's scores, newest first. */
     const list = (projectId: string, filters: ScoreFilters) => {
@@ -85,10 +89,9 @@ export class ScoresRepo extends Effect.Service<ScoresRepo>()("svc/ScoresRepo", {
     }
 
     return {
-      targets: (scope: Scope, given: { threadId?: string; messageId?: string; runId?: string }) =>
-        targets(scope, given).pipe(Effect.orDie),
-      insert: (scope: Scope, score: NewScore) => insert(scope, score).pipe(Effect.orDie),
-      list: (projectId: string, filters: ScoreFilters) => list(projectId, filters).pipe(Effect.orDie)
+      targets: Effect.fn("ScoresRepo.targets")(targets, Effect.orDie),
+      insert: Effect.fn("ScoresRepo.insert")(insert, Effect.catchTag("SqlError", Effect.die)),
+      list: Effect.fn("ScoresRepo.list")(list, Effect.orDie)
     } as const
   })
 }) {}

@@ -44,10 +44,9 @@ export class SdkClientsRepo extends Effect.Service<SdkClientsRepo>()("svc/SdkCli
         ORDER BY last_seen_at DESC, name, version`
     const prune = sql`DELETE FROM sdk_clients WHERE last_seen_at <= now() - make_interval(days => ${TTL_DAYS})`
     return {
-      touch: (projectId: string, identities: ReadonlyArray<SdkIdentity>) =>
-        touch(projectId, identities).pipe(Effect.asVoid, Effect.orDie),
-      list: (projectId: string) => list(projectId).pipe(Effect.orDie),
-      prune: prune.pipe(Effect.asVoid, Effect.orDie)
+      touch: Effect.fn("SdkClientsRepo.touch")(touch, Effect.asVoid, Effect.orDie),
+      list: Effect.fn("SdkClientsRepo.list")(list, Effect.orDie),
+      prune: prune.pipe(Effect.asVoid, Effect.orDie, Effect.withSpan("SdkClientsRepo.prune"))
     } as const
   })
 }) {}

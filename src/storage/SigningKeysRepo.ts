@@ -33,7 +33,8 @@ export class SigningKeysRepo extends Effect.Service<SigningKeysRepo>()("svc/Sign
         })
       )
     return {
-      activeOrCreate: <E>(make: Effect.Effect<SigningKeyRow, E>) => activeOrCreate(make).pipe(Effect.orDie)
+      activeOrCreate: <E>(make: Effect.Effect<SigningKeyRow, E>) =>
+        activeOrCreate(make).pipe(Effect.orDie, Effect.withSpan("SigningKeysRepo.activeOrCreate"))
     } as const
   })
 }) {}

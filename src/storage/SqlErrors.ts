@@ -1,4 +1,4 @@
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 
 /** The SQLSTATE of a database error, when the driver gave one. */
@@ -7,6 +7,9 @@ export const sqlState = (error: SqlError): string | undefined => {
   return typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
 }
 
+/** A row the statement referenced went away concurrently (foreign key violation, 23503). */
+export const isReferenceGone = (error: unknown): boolean => error instanceof SqlError && sqlState(error) === "23503"
+
 /**
  * A row referenced by the statement went away concurrently (foreign key
  * violation, 23503): answer `value` instead, as if the check had failed.
@@ -14,8 +17,4 @@ export const sqlState = (error: SqlError): string | undefined => {
 export const whenReferenceGone =
   <B>(value: B) =>
   <A, R>(effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A | B, SqlError, R> =>
-    Effect.catchIf(
-      effect,
-      (error) => sqlState(error) === "23503",
-      () => Effect.succeed(value)
-    )
+    Effect.catchIf(effect, isReferenceGone, () => Effect.succeed(value))

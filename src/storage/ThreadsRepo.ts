@@ -1,7 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { Thread } from "../../schema/Thread.js"
+import { foundOrFail } from "./RowNotFound.js"
 
 export interface Scope {
   readonly projectId: string
@@ -50,21 +52,17 @@ export interface ListOptions {
 const COLUMNS =
   "id, project_id, workspace_id, created_at, updated_at, title, last_message_at, is_archived, external_id, metadata"
 
+/** Where a thread sits in the list order (or sat, when deleted: its tombstone). */
+export interface ThreadPosition {
+  readonly last_message_at: Date
+  readonly id: string
+}
+
 export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal(COLUMNS)
-
-    /** Where a thread sits (or sat, if deleted) in the list order, or undefined. */
-    const position = (scope: Scope, id: string) =>
-      sql<{ last_message_at: Date; id: string }>`
-        SELECT last_message_at, id FROM threads
-        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
-        UNION ALL
-        SELECT last_message_at, id FROM thread_tombstones
-        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
-        Effect.map((rows) => rows[0])
-      )
+    const first = <A>(rows: ReadonlyArray<A>): Option.Option<A> => Option.fromNullable(rows[0])
 
     /** One page of threads in list order; `scope` is the WHERE clause that bounds the tenant. */
     const page = (scope: Statement.Fragment, options: ListOptions) => {
@@ -77,135 +75,168 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         ORDER BY last_message_at DESC, id DESC LIMIT ${options.limit}`.pipe(Effect.map((rows) => rows.map(toThread)))
     }
 
-    const list = (scope: Scope, options: ListOptions) =>
-      page(sql`project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId}`, options)
-
-    /** The project read API: the same list over every workspace of the project. */
-    const positionInProject = (projectId: string, id: string) =>
-      sql<{ last_message_at: Date; id: string }>`
-        SELECT last_message_at, id FROM threads WHERE project_id = ${projectId} AND id = ${id}
-        UNION ALL
-        SELECT last_message_at, id FROM thread_tombstones WHERE project_id = ${projectId} AND id = ${id}`.pipe(
-        Effect.map((rows) => rows[0])
-      )
-
-    const listProject = (projectId: string, options: ListOptions) => page(sql`project_id = ${projectId}`, options)
-
-    const existsInProject = (projectId: string, id: string) =>
-      sql`SELECT 1 AS one FROM threads WHERE project_id = ${projectId} AND id = ${id}`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
-
-    const get = (scope: Scope, id: string) =>
-      sql<ThreadRow>`SELECT ${cols} FROM threads
-        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
-        Effect.map((rows) => (rows[0] ? toThread(rows[0]) : undefined))
-      )
-
-    const insert = (scope: Scope, thread: NewThread) =>
-      sql`INSERT INTO threads (project_id, id, workspace_id, user_id, title, external_id, metadata, last_message_at)
-        VALUES (${scope.projectId}, ${thread.id}, ${scope.workspaceId}, ${thread.userId}, ${thread.title ?? null},
-          ${thread.externalId ?? null}, ${JSON.stringify(thread.metadata === undefined ? {} : thread.metadata)}, ${thread.lastMessageAt.toISOString()})`
-
-    /** true when the thread exists in scope (and was updated). */
-    const update = (scope: Scope, id: string, changes: ThreadChanges) => {
-      const sets = [sql`updated_at = now()`]
-      if (changes.title !== undefined) sets.push(sql`title = ${changes.title}`)
-      if (changes.lastMessageAt !== undefined) sets.push(sql`last_message_at = ${changes.lastMessageAt.toISOString()}`)
-      if (changes.metadata !== undefined) sets.push(sql`metadata = ${JSON.stringify(changes.metadata)}`)
-      if (changes.isArchived !== undefined) sets.push(sql`is_archived = ${changes.isArchived}`)
-      return sql`UPDATE threads SET ${sql.csv(sets)}
-        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
-        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
-    }
-
-    /** Deletes the thread (messages and feedback cascade) and leaves its tombstone. */
-    const remove = (scope: Scope, id: string) =>
-      sql<{ n: number }>`
-        WITH gone AS (
-          DELETE FROM threads
-          WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
-          RETURNING project_id, id, workspace_id, last_message_at
-        ), tombstone AS (
-          INSERT INTO thread_tombstones (project_id, id, workspace_id, last_message_at)
-          SELECT project_id, id, workspace_id, last_message_at FROM gone
-          ON CONFLICT (project_id, id) DO NOTHING
-        ), expired AS (
-          DELETE FROM thread_tombstones
-          WHERE project_id = ${scope.projectId} AND deleted_at < now() - interval '30 days'
-        )
-        SELECT count(*)::int AS n FROM gone`.pipe(Effect.map(([row]) => (row?.n ?? 0) > 0))
-
-    /** Sets the title only while the thread has none (null or blank); true when it was set. */
-    const setTitleIfUntitled = (scope: Scope, id: string, title: string) =>
-      sql`UPDATE threads SET title = ${title}, updated_at = now()
-        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
-          AND (title IS NULL OR btrim(title) = '')
-        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
-
-    const exists = (scope: Scope, id: string) =>
-      sql`SELECT 1 AS one FROM threads
-        WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
-
-    /**
-     * Moves every thread of one workspace to another workspace and user, with
-     * the user's messages and the threads' runs, scores and events; answers
-     * how many threads moved.
-     */
-    const moveAll = (
-      projectId: string,
-      from: { workspaceId: string; userId: string },
-      to: Scope & { userId: string }
-    ) =>
-      sql<{ n: number }>`
-        WITH moved AS (
-          UPDATE threads SET workspace_id = ${to.workspaceId}, user_id = ${to.userId}, updated_at = now()
-          WHERE project_id = ${projectId} AND workspace_id = ${from.workspaceId}
-          RETURNING id
-        ), authored AS (
-          UPDATE messages SET user_id = ${to.userId}
-          WHERE project_id = ${projectId} AND user_id = ${from.userId} AND thread_id IN (SELECT id FROM moved)
-        ), runs_moved AS (
-          -- An idempotency key the new workspace already holds is dropped from the moved run
-          -- (the check sees the data as it was before this statement).
-          UPDATE runs SET workspace_id = ${to.workspaceId},
-            user_id = CASE WHEN user_id = ${from.userId} THEN ${to.userId} ELSE user_id END,
-            idempotency_key = CASE WHEN EXISTS (
-              SELECT 1 FROM runs held WHERE held.project_id = ${projectId} AND held.workspace_id = ${to.workspaceId}
-                AND held.idempotency_key = runs.idempotency_key) THEN NULL ELSE idempotency_key END
-          WHERE project_id = ${projectId} AND thread_id IN (SELECT id FROM moved)
-        ), scores_moved AS (
-          UPDATE scores SET workspace_id = ${to.workspaceId},
-            user_id = CASE WHEN user_id = ${from.userId} THEN ${to.userId} ELSE user_id END
-          WHERE project_id = ${projectId} AND thread_id IN (SELECT id FROM moved)
-        ), events_moved AS (
-          -- Likewise an event id the new user already sent.
-          UPDATE events SET workspace_id = ${to.workspaceId},
-            user_id = CASE WHEN user_id = ${from.userId} THEN ${to.userId} ELSE user_id END,
-            client_id = CASE WHEN user_id = ${from.userId} AND EXISTS (
-              SELECT 1 FROM events held WHERE held.project_id = ${projectId} AND held.user_id = ${to.userId}
-                AND held.client_id = events.client_id) THEN NULL ELSE client_id END
-          WHERE project_id = ${projectId} AND thread_id IN (SELECT id FROM moved)
-        )
-        SELECT count(*)::int AS n FROM moved`.pipe(Effect.map(([row]) => row?.n ?? 0))
-
     return {
-      moveAll: (projectId: string, from: { workspaceId: string; userId: string }, to: Scope & { userId: string }) =>
-        moveAll(projectId, from, to).pipe(Effect.orDie),
-      position: (scope: Scope, id: string) => position(scope, id).pipe(Effect.orDie),
-      list: (scope: Scope, options: ListOptions) => list(scope, options).pipe(Effect.orDie),
-      get: (scope: Scope, id: string) => get(scope, id).pipe(Effect.orDie),
-      insert: (scope: Scope, thread: NewThread) => insert(scope, thread).pipe(Effect.orDie),
-      update: (scope: Scope, id: string, changes: ThreadChanges) => update(scope, id, changes).pipe(Effect.orDie),
-      remove: (scope: Scope, id: string) => remove(scope, id).pipe(Effect.orDie),
-      exists: (scope: Scope, id: string) => exists(scope, id).pipe(Effect.orDie),
-      positionInProject: (projectId: string, id: string) => positionInProject(projectId, id).pipe(Effect.orDie),
-      listProject: (projectId: string, options: ListOptions) => listProject(projectId, options).pipe(Effect.orDie),
-      existsInProject: (projectId: string, id: string) => existsInProject(projectId, id).pipe(Effect.orDie),
-      setTitleIfUntitled: (scope: Scope, id: string, title: string) =>
-        setTitleIfUntitled(scope, id, title).pipe(Effect.orDie)
+      /** Where a thread of the workspace sits (or sat, if deleted) in the list order. */
+      position: Effect.fn("ThreadsRepo.position")(
+        (scope: Scope, id: string) =>
+          sql<ThreadPosition>`
+            SELECT last_message_at, id FROM threads
+            WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
+            UNION ALL
+            SELECT last_message_at, id FROM thread_tombstones
+            WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
+            Effect.map(first)
+          ),
+        Effect.orDie
+      ),
+
+      list: Effect.fn("ThreadsRepo.list")(
+        (scope: Scope, options: ListOptions) =>
+          page(sql`project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId}`, options),
+        Effect.orDie
+      ),
+
+      /** The project read API: where a thread of any workspace sits (or sat). */
+      positionInProject: Effect.fn("ThreadsRepo.positionInProject")(
+        (projectId: string, id: string) =>
+          sql<ThreadPosition>`
+            SELECT last_message_at, id FROM threads WHERE project_id = ${projectId} AND id = ${id}
+            UNION ALL
+            SELECT last_message_at, id FROM thread_tombstones WHERE project_id = ${projectId} AND id = ${id}`.pipe(
+            Effect.map(first)
+          ),
+        Effect.orDie
+      ),
+
+      /** The project read API: the same list over every workspace of the project. */
+      listProject: Effect.fn("ThreadsRepo.listProject")(
+        (projectId: string, options: ListOptions) => page(sql`project_id = ${projectId}`, options),
+        Effect.orDie
+      ),
+
+      existsInProject: Effect.fn("ThreadsRepo.existsInProject")(
+        (projectId: string, id: string) =>
+          sql`SELECT 1 AS one FROM threads WHERE project_id = ${projectId} AND id = ${id}`.pipe(
+            Effect.map((rows) => rows.length > 0)
+          ),
+        Effect.orDie
+      ),
+
+      get: Effect.fn("ThreadsRepo.get")(
+        (scope: Scope, id: string) =>
+          sql<ThreadRow>`SELECT ${cols} FROM threads
+            WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
+            Effect.map((rows) => Option.map(first(rows), toThread))
+          ),
+        Effect.orDie
+      ),
+
+      insert: Effect.fn("ThreadsRepo.insert")(
+        (scope: Scope, thread: NewThread) =>
+          sql`INSERT INTO threads (project_id, id, workspace_id, user_id, title, external_id, metadata, last_message_at)
+            VALUES (${scope.projectId}, ${thread.id}, ${scope.workspaceId}, ${thread.userId}, ${thread.title ?? null},
+              ${thread.externalId ?? null}, ${JSON.stringify(thread.metadata === undefined ? {} : thread.metadata)}, ${thread.lastMessageAt.toISOString()})`.pipe(
+            Effect.asVoid
+          ),
+        Effect.orDie
+      ),
+
+      /** Fails RowNotFound when the thread is not in scope. */
+      update: Effect.fn("ThreadsRepo.update")(
+        (scope: Scope, id: string, changes: ThreadChanges) => {
+          const sets = [sql`updated_at = now()`]
+          if (changes.title !== undefined) sets.push(sql`title = ${changes.title}`)
+          if (changes.lastMessageAt !== undefined) {
+            sets.push(sql`last_message_at = ${changes.lastMessageAt.toISOString()}`)
+          }
+          if (changes.metadata !== undefined) sets.push(sql`metadata = ${JSON.stringify(changes.metadata)}`)
+          if (changes.isArchived !== undefined) sets.push(sql`is_archived = ${changes.isArchived}`)
+          return sql`UPDATE threads SET ${sql.csv(sets)}
+            WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
+            RETURNING id`.pipe(Effect.flatMap(foundOrFail("thread")))
+        },
+        Effect.catchTag("SqlError", Effect.die)
+      ),
+
+      /** Deletes the thread (messages and feedback cascade) and leaves its tombstone; RowNotFound when not in scope. */
+      remove: Effect.fn("ThreadsRepo.remove")(
+        (scope: Scope, id: string) =>
+          sql<{ id: string }>`
+            WITH gone AS (
+              DELETE FROM threads
+              WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
+              RETURNING project_id, id, workspace_id, last_message_at
+            ), tombstone AS (
+              INSERT INTO thread_tombstones (project_id, id, workspace_id, last_message_at)
+              SELECT project_id, id, workspace_id, last_message_at FROM gone
+              ON CONFLICT (project_id, id) DO NOTHING
+            ), expired AS (
+              DELETE FROM thread_tombstones
+              WHERE project_id = ${scope.projectId} AND deleted_at < now() - interval '30 days'
+            )
+            SELECT id FROM gone`.pipe(Effect.flatMap(foundOrFail("thread"))),
+        Effect.catchTag("SqlError", Effect.die)
+      ),
+
+      /** Sets the title only while the thread has none (null or blank); true when it was set. */
+      setTitleIfUntitled: Effect.fn("ThreadsRepo.setTitleIfUntitled")(
+        (scope: Scope, id: string, title: string) =>
+          sql`UPDATE threads SET title = ${title}, updated_at = now()
+            WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
+              AND (title IS NULL OR btrim(title) = '')
+            RETURNING id`.pipe(Effect.map((rows) => rows.length > 0)),
+        Effect.orDie
+      ),
+
+      exists: Effect.fn("ThreadsRepo.exists")(
+        (scope: Scope, id: string) =>
+          sql`SELECT 1 AS one FROM threads
+            WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
+            Effect.map((rows) => rows.length > 0)
+          ),
+        Effect.orDie
+      ),
+
+      /**
+       * Moves every thread of one workspace to another workspace and user, with
+       * the user's messages and the threads' runs, scores and events; answers
+       * how many threads moved.
+       */
+      moveAll: Effect.fn("ThreadsRepo.moveAll")(
+        (projectId: string, from: { workspaceId: string; userId: string }, to: Scope & { userId: string }) =>
+          sql<{ n: number }>`
+            WITH moved AS (
+              UPDATE threads SET workspace_id = ${to.workspaceId}, user_id = ${to.userId}, updated_at = now()
+              WHERE project_id = ${projectId} AND workspace_id = ${from.workspaceId}
+              RETURNING id
+            ), authored AS (
+              UPDATE messages SET user_id = ${to.userId}
+              WHERE project_id = ${projectId} AND user_id = ${from.userId} AND thread_id IN (SELECT id FROM moved)
+            ), runs_moved AS (
+              -- An idempotency key the new workspace already holds is dropped from the moved run
+              -- (the check sees the data as it was before this statement).
+              UPDATE runs SET workspace_id = ${to.workspaceId},
+                user_id = CASE WHEN user_id = ${from.userId} THEN ${to.userId} ELSE user_id END,
+                idempotency_key = CASE WHEN EXISTS (
+                  SELECT 1 FROM runs held WHERE held.project_id = ${projectId} AND held.workspace_id = ${to.workspaceId}
+                    AND held.idempotency_key = runs.idempotency_key) THEN NULL ELSE idempotency_key END
+              WHERE project_id = ${projectId} AND thread_id IN (SELECT id FROM moved)
+            ), scores_moved AS (
+              UPDATE scores SET workspace_id = ${to.workspaceId},
+                user_id = CASE WHEN user_id = ${from.userId} THEN ${to.userId} ELSE user_id END
+              WHERE project_id = ${projectId} AND thread_id IN (SELECT id FROM moved)
+            ), events_moved AS (
+              -- Likewise an event id the new user already sent.
+              UPDATE events SET workspace_id = ${to.workspaceId},
+                user_id = CASE WHEN user_id = ${from.userId} THEN ${to.userId} ELSE user_id END,
+                client_id = CASE WHEN user_id = ${from.userId} AND EXISTS (
+                  SELECT 1 FROM events held WHERE held.project_id = ${projectId} AND held.user_id = ${to.userId}
+                    AND held.client_id = events.client_id) THEN NULL ELSE client_id END
+              WHERE project_id = ${projectId} AND thread_id IN (SELECT id FROM moved)
+            )
+            SELECT count(*)::int AS n FROM moved`.pipe(Effect.map(([row]) => row?.n ?? 0)),
+        Effect.orDie
+      )
     } as const
   })
 }) {}

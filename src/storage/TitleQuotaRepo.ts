@@ -8,25 +8,26 @@ export class TitleQuotaRepo extends Effect.Service<TitleQuotaRepo>()("svc/TitleQ
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    /**
-     * Takes one title of the month if fewer than `limit` are used: one
-     * statement, so concurrent callers on any gateway never pass the limit.
-     * No row back means the quota is used up.
-     */
-    const reserve = (projectId: string, month: string, limit: number) =>
-      sql<{ used: number }>`
-        INSERT INTO title_quota (project_id, month, used) VALUES (${projectId}, ${month}::date, 1)
-        ON CONFLICT (project_id, month) DO UPDATE SET used = title_quota.used + 1
-        WHERE title_quota.used < ${limit}
-        RETURNING used`.pipe(Effect.map((rows) => rows.length > 0))
-
-    const release = (projectId: string, month: string) =>
-      sql`UPDATE title_quota SET used = used - 1
-        WHERE project_id = ${projectId} AND month = ${month}::date AND used > 0`
-
     return {
-      reserve: (projectId: string, month: string, limit: number) => reserve(projectId, month, limit).pipe(Effect.orDie),
-      release: (projectId: string, month: string) => release(projectId, month).pipe(Effect.asVoid, Effect.orDie)
+      /**
+       * Takes one title of the month if fewer than `limit` are used (true):
+       * one statement, so concurrent callers on any gateway never pass the limit.
+       */
+      reserve: Effect.fn("TitleQuotaRepo.reserve")(
+        (projectId: string, month: string, limit: number) =>
+          sql<{ used: number }>`
+            INSERT INTO title_quota (project_id, month, used) VALUES (${projectId}, ${month}::date, 1)
+            ON CONFLICT (project_id, month) DO UPDATE SET used = title_quota.used + 1
+            WHERE title_quota.used < ${limit}
+            RETURNING used`.pipe(Effect.map((rows) => rows.length > 0)),
+        Effect.orDie
+      ),
+      release: Effect.fn("TitleQuotaRepo.release")(
+        (projectId: string, month: string) =>
+          sql`UPDATE title_quota SET used = used - 1
+            WHERE project_id = ${projectId} AND month = ${month}::date AND used > 0`.pipe(Effect.asVoid),
+        Effect.orDie
+      )
     } as const
   })
 }) {}

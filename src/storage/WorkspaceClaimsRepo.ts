@@ -6,23 +6,25 @@ export class WorkspaceClaimsRepo extends Effect.Service<WorkspaceClaimsRepo>()("
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const record = (projectId: string, fromSegment: string, toWorkspace: string) =>
-      sql`INSERT INTO workspace_claims (project_id, from_segment, to_workspace)
-        VALUES (${projectId}, ${fromSegment}, ${toWorkspace})
-        ON CONFLICT (project_id, from_segment) DO UPDATE SET to_workspace = excluded.to_workspace, claimed_at = now()`
-
-    const claimedInto = (projectId: string, fromSegment: string, workspace: string) =>
-      sql`SELECT 1 AS one FROM workspace_claims
-        WHERE project_id = ${projectId} AND from_segment = ${fromSegment} AND to_workspace = ${workspace}`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
-
     return {
-      record: (projectId: string, fromSegment: string, toWorkspace: string) =>
-        record(projectId, fromSegment, toWorkspace).pipe(Effect.asVoid, Effect.orDie),
+      record: Effect.fn("WorkspaceClaimsRepo.record")(
+        (projectId: string, fromSegment: string, toWorkspace: string) =>
+          sql`INSERT INTO workspace_claims (project_id, from_segment, to_workspace)
+            VALUES (${projectId}, ${fromSegment}, ${toWorkspace})
+            ON CONFLICT (project_id, from_segment) DO UPDATE SET to_workspace = excluded.to_workspace, claimed_at = now()`.pipe(
+            Effect.asVoid
+          ),
+        Effect.orDie
+      ),
       /** true when the workspace of `fromSegment` was claimed into `workspace`. */
-      claimedInto: (projectId: string, fromSegment: string, workspace: string) =>
-        claimedInto(projectId, fromSegment, workspace).pipe(Effect.orDie)
+      claimedInto: Effect.fn("WorkspaceClaimsRepo.claimedInto")(
+        (projectId: string, fromSegment: string, workspace: string) =>
+          sql`SELECT 1 AS one FROM workspace_claims
+            WHERE project_id = ${projectId} AND from_segment = ${fromSegment} AND to_workspace = ${workspace}`.pipe(
+            Effect.map((rows) => rows.length > 0)
+          ),
+        Effect.orDie
+      )
     } as const
   })
 }) {}
