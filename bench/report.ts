@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { availableParallelism, cpus } from "node:os"
 import { join } from "node:path"
+import type { Captured } from "./lib/captured.js"
 import type { Measurement } from "./lib/load.js"
 import { CONTENT_JSON, RUN_REPORT_BYTES, RUN_TOOL_CALLS, runDetailJson } from "./lib/payload.js"
 import { RESULTS, ROOT, runId, type Settings } from "./lib/settings.js"
@@ -120,6 +121,7 @@ export const buildReport = (input: {
   readonly settings: Settings
   readonly pgVersion: string
   readonly fixture: Fixture
+  readonly statements: Captured
   readonly results: ReadonlyArray<WorkloadResult>
   readonly logging: ReadonlyArray<LoggingResult>
 }) => {
@@ -173,7 +175,9 @@ export const buildReport = (input: {
       ])
     ),
     workloads: results,
-    logging
+    logging,
+    /** What node:http + pg ran: the statements captured from the repositories at the start of this run. */
+    baselineStatements: input.statements
   }
 }
 

@@ -4,18 +4,24 @@
  * run; prints a table and JSON ratios and writes bench/results/<timestamp>.json.
  * See bench/README.md; the environment knobs are in lib/settings.ts.
  *
- * This file orchestrates: database, seed (lib/seed.ts), then per workload
- * (workloads.ts) a fresh gateway and each baseline (lib/servers.ts) under
- * load (lib/load.ts), then the report (report.ts).
+ * This file orchestrates: database, seed (lib/seed.ts), the statements the
+ * baseline runs, captured from the repositories (lib/statements.ts), then
+ * per workload (workloads.ts) a fresh gateway and each baseline
+ * (lib/servers.ts) under load (lib/load.ts), then the report (report.ts).
  */
-import { mkdirSync, rmSync, statSync } from "node:fs"
+import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import * as Redacted from "effect/Redacted"
 import pg from "pg"
+import * as Database from "../src/storage/Database.js"
+import { type Captured, STATEMENT_NAMES } from "./lib/captured.js"
 import { createDatabase } from "./lib/db.js"
 import { type Measured, type Measurement, runPgbench, warmUpAndMeasure } from "./lib/load.js"
 import { killAllNow } from "./lib/proc.js"
 import { seed } from "./lib/seed.js"
 import { type Server, startBaseline, startGateway } from "./lib/servers.js"
 import { log, PROFILE_DIR, ROOT, settings, workDir } from "./lib/settings.js"
+import { captureStatements } from "./lib/statements.js"
 import { formatSummary, summarizeProfile } from "./profile-summary.js"
 import {
   type BaselineResult,
@@ -58,6 +64,8 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
 /** What every baseline and gateway of this run shares. */
 interface RunContext {
   readonly fixture: Fixture
+  /** The captured statements, as the file node-pg reads. */
+  readonly statementsFile: string
 }
 
 const measureHttp = (
@@ -105,7 +113,11 @@ const runBaseline = async (
     })
     return { measurement: result, command: result.command }
   }
-  const server = await startBaseline(name === "raw node:http" ? "raw-http" : "node-pg", fixture.databaseUrl)
+  const server = await startBaseline(
+    name === "raw node:http" ? "raw-http" : "node-pg",
+    fixture.databaseUrl,
+    run.statementsFile
+  )
   try {
     log(`  ${name}: ${server.baseUrl}`)
     const sample = await sampleBody(spec, server, fixture)
@@ -225,6 +237,25 @@ const runLogging = async (
   }
 }
 
+/**
+ * The repositories' own statements for node:http + pg, captured over the
+ * gateway's SqlClient on the bench database (nothing is executed); throws
+ * when a parameter cannot be traced back to an argument.
+ */
+const captureForBaseline = async (databaseUrl: string): Promise<{ statements: Captured; file: string }> => {
+  const statements = await captureStatements(
+    Database.layerFor({ kind: "postgres", url: Redacted.make(databaseUrl) }, 1)
+  )
+  const file = join(workDir, "statements.json")
+  writeFileSync(file, JSON.stringify(statements, null, 2))
+  log(
+    `statements for node:http + pg, captured from the repositories: ${STATEMENT_NAMES.map(
+      (name) => `${name} (${statements[name].params.length})`
+    ).join(", ")}`
+  )
+  return { statements, file }
+}
+
 // ---------------------------------------------------------------- main
 
 const main = async () => {
@@ -258,7 +289,8 @@ const main = async () => {
     }
   })()
   const fixture = await seed(db.url)
-  const run: RunContext = { fixture }
+  const { statements, file: statementsFile } = await captureForBaseline(db.url)
+  const run: RunContext = { fixture, statementsFile }
 
   const results: Array<WorkloadResult> = []
   for (const spec of specs) results.push(await runWorkload(spec, run))
@@ -268,7 +300,7 @@ const main = async () => {
       logging.push(await runLogging(workload, fixture, results.find((r) => r.workload === workload)?.gateway))
     }
   }
-  writeReport(buildReport({ settings, pgVersion, fixture, results, logging }), results, logging)
+  writeReport(buildReport({ settings, pgVersion, fixture, statements, results, logging }), results, logging)
 }
 
 main()

@@ -185,7 +185,11 @@ export const SPECS: ReadonlyArray<Spec> = [
     name: "list_messages",
     what: "GET /v1/threads/{id}/messages?limit=200 (250 in the thread)",
     baselines: ["node:http + pg"],
-    target: 0.5
+    target: 0.5,
+    sameBody: (fixture) => ({
+      path: `/v1/threads/${fixture.listThreadId}/messages?limit=200`,
+      headers: headersFor(fixture, false)
+    })
   },
   {
     name: "run_report",

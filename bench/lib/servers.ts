@@ -94,8 +94,16 @@ export const startGateway = async (
   return { child, baseUrl, probeFile, logFile, collectProfile }
 }
 
-/** A baseline server (bench/servers/*.ts) in its own process; it prints `LISTENING <port>`. */
-export const startBaseline = async (script: "raw-http" | "node-pg", databaseUrl: string): Promise<Server> => {
+/**
+ * A baseline server (bench/servers/*.ts) in its own process; it prints
+ * `LISTENING <port>`. node-pg reads the statements captured from the
+ * repositories from `statementsFile`.
+ */
+export const startBaseline = async (
+  script: "raw-http" | "node-pg",
+  databaseUrl: string,
+  statementsFile: string
+): Promise<Server> => {
   const probeFile = join(workDir, `probe-${script}-${Date.now()}.txt`)
   const child = spawnChild({
     name: script,
@@ -109,7 +117,8 @@ export const startBaseline = async (script: "raw-http" | "node-pg", databaseUrl:
       DATABASE_URL: databaseUrl,
       DATABASE_POOL_MAX: String(settings.poolMax),
       API_KEY_CACHE_MS: "5000",
-      BENCH_PROBE_FILE: probeFile
+      BENCH_PROBE_FILE: probeFile,
+      BENCH_STATEMENTS: statementsFile
     }
   })
   const match = await child.waitForLine(/LISTENING (\d+)/, 30_000)
