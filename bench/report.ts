@@ -151,6 +151,7 @@ export const buildReport = (input: {
         messagesPerBackgroundThread: settings.seedMessagesPerThread,
         listThreadMessages: settings.listThreadMessages,
         appendThreads: fixture.appendThreadIds.length,
+        getThreads: fixture.getThreadIds.length,
         contentBytes: CONTENT_JSON.length,
         runs: settings.seedRuns,
         runReportThreads: fixture.reportThreads.length,

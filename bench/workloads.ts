@@ -17,7 +17,7 @@ import {
   runReport,
   runReportBody
 } from "./lib/payload.js"
-import type { WorkloadName } from "./lib/settings.js"
+import { settings, type WorkloadName } from "./lib/settings.js"
 
 /** A thread and the identity headers under which its workspace can see it. */
 export interface ThreadRef {
@@ -33,6 +33,8 @@ export interface Fixture {
   readonly apiKey: string
   readonly listThreadId: string
   readonly appendThreadIds: ReadonlyArray<string>
+  /** get_thread: round-robin over these threads of WORKSPACE, each with a title and metadata. */
+  readonly getThreadIds: ReadonlyArray<string>
   /** run_report: round-robin over these (the seeded background threads). */
   readonly reportThreads: ReadonlyArray<ThreadRef>
   /** list_runs: a second project holding only the seeded runs, read with its own key. */
@@ -94,6 +96,21 @@ const appendLoad = (baseUrl: string, fixture: Fixture): HttpLoad => {
   }
 }
 
+/** One thread read per request, round-robin over the seeded get_thread threads. */
+const getThreadLoad = (baseUrl: string, fixture: Fixture): HttpLoad => {
+  let turn = 0
+  return {
+    url: baseUrl,
+    method: "GET",
+    headers: headersFor(fixture, false),
+    setupRequest: (request: autocannon.Request): autocannon.Request => ({
+      ...request,
+      method: "GET",
+      path: `/v1/threads/${fixture.getThreadIds[turn++ % fixture.getThreadIds.length] ?? ""}`
+    })
+  }
+}
+
 /**
  * Run reports spread round-robin over the seeded background threads (1000 in
  * 50 workspaces), each under its workspace's identity headers.
@@ -133,6 +150,8 @@ export const loadFor = (workload: HttpWorkload, baseUrl: string, fixture: Fixtur
         headers: headersFor(fixture, true),
         body: createThreadBody
       }
+    case "get_thread":
+      return getThreadLoad(baseUrl, fixture)
     case "append_message":
       return appendLoad(baseUrl, fixture)
     case "list_messages":
@@ -173,6 +192,16 @@ export const SPECS: ReadonlyArray<Spec> = [
     what: "POST /v1/threads",
     baselines: ["node:http + pg"],
     target: null
+  },
+  {
+    name: "get_thread",
+    what: `GET /v1/threads/{id} (API key, one indexed SELECT), round-robin over ${settings.getThreads} threads of one workspace`,
+    baselines: ["node:http + pg"],
+    target: 0.35,
+    sameBody: (fixture) => ({
+      path: `/v1/threads/${fixture.getThreadIds[0] ?? ""}`,
+      headers: headersFor(fixture, false)
+    })
   },
   {
     name: "append_message",

@@ -49,9 +49,12 @@ export const seed = async (databaseUrl: string): Promise<Fixture> => {
     log(`seed: ${settings.seedThreads} background threads x ${settings.seedMessagesPerThread} messages`)
     await seedBackground(databaseUrl, projectId, settings.seedThreads, settings.seedMessagesPerThread)
     const headers = headersFor({ apiKey }, false)
-    const newThread = async () =>
+    const newThread = async (extra: Record<string, unknown> = {}) =>
       stringField(
-        await call(gateway.baseUrl, "POST", "/v1/threads", headers, { last_message_at: new Date().toISOString() }),
+        await call(gateway.baseUrl, "POST", "/v1/threads", headers, {
+          last_message_at: new Date().toISOString(),
+          ...extra
+        }),
         "thread_id"
       )
     const listThreadId = await newThread()
@@ -67,6 +70,17 @@ export const seed = async (databaseUrl: string): Promise<Fixture> => {
     }
     const appendThreadIds: Array<string> = []
     for (let i = 0; i < settings.connections; i++) appendThreadIds.push(await newThread())
+    // Threads as an app keeps them: a title, an external id and a little metadata.
+    const getThreadIds: Array<string> = []
+    for (let i = 0; i < settings.getThreads; i++) {
+      getThreadIds.push(
+        await newThread({
+          title: `Quarterly revenue by region, draft ${i + 1}`,
+          external_id: `conv-${1000 + i}`,
+          metadata: { source: "bench", channel: "web", tags: ["research", "draft"], turn: i }
+        })
+      )
+    }
     const runsProject = await call(
       gateway.baseUrl,
       "POST",
@@ -94,6 +108,7 @@ export const seed = async (databaseUrl: string): Promise<Fixture> => {
       apiKey,
       listThreadId,
       appendThreadIds,
+      getThreadIds,
       reportThreads,
       runsProject: { projectId: runsProjectId, apiKey: stringField(runsProject, "api_key") }
     }

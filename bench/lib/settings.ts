@@ -31,6 +31,7 @@ const intEnv = (name: string, fallback: number): number => {
 export const WORKLOADS = [
   "health",
   "create_thread",
+  "get_thread",
   "append_message",
   "list_messages",
   "run_report",
@@ -64,6 +65,8 @@ export const settings = (() => {
     /** Runs in the project list_runs reads (a project of its own). */
     seedRuns: intEnv("BENCH_SEED_RUNS", 5000),
     listThreadMessages: 250,
+    /** get_thread: round-robin over this many threads of one workspace. */
+    getThreads: 16,
     /** pgbench -j: one thread per core, at most one per client. */
     pgbenchThreads: Math.min(availableParallelism(), connections)
   } as const

@@ -1,6 +1,6 @@
 /**
  * Database baseline: bare node:http + a pg.Pool of the gateway's size, doing
- * what the gateway does for create thread, append message, list
+ * what the gateway does for create thread, get thread, append message, list
  * messages, report a run and list a project's runs with the gateway's own
  * statements (captured from the repositories at bench start by
  * bench/lib/statements.ts and read from BENCH_STATEMENTS: the same SQL text,
@@ -41,6 +41,9 @@ const { "ThreadsRepo.insert": insertThread } = bindRoute(captured, "create_threa
     "thread.metadata",
     "thread.lastMessageAt"
   ]
+})
+const { "ThreadsRepo.get": getThreadRow } = bindRoute(captured, "get_thread", {
+  "ThreadsRepo.get": [...SCOPE, "id"]
 })
 const { "MessagesRepo.append": appendMessageRow } = bindRoute(captured, "append_message", {
   "MessagesRepo.append": [
@@ -274,6 +277,46 @@ const createThread = async (request: IncomingMessage, response: ServerResponse) 
   send(response, 201, JSON.stringify({ thread_id: id }))
 }
 
+interface ThreadRow {
+  readonly id: string
+  readonly project_id: string
+  readonly workspace_id: string
+  readonly created_at: Date
+  readonly updated_at: Date
+  readonly title: string | null
+  readonly last_message_at: Date
+  readonly is_archived: boolean
+  readonly external_id: string | null
+  readonly metadata: unknown
+}
+
+/** GET /v1/threads/{id}: the row as the Thread schema writes it (its field order, ISO timestamps). */
+const getThread = async (request: IncomingMessage, response: ServerResponse, threadId: string) => {
+  const caller = await authenticate(request)
+  const { rows } = await pool.query<ThreadRow>(
+    captured["ThreadsRepo.get"].text,
+    getThreadRow({ "scope.projectId": caller.projectId, "scope.workspaceId": caller.workspaceId, id: threadId })
+  )
+  const row = rows[0]
+  if (row === undefined) throw new HttpFailure(404, "not_found", "thread not found")
+  send(
+    response,
+    200,
+    JSON.stringify({
+      id: row.id,
+      project_id: row.project_id,
+      workspace_id: row.workspace_id,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+      title: row.title,
+      last_message_at: row.last_message_at.toISOString(),
+      is_archived: row.is_archived,
+      external_id: row.external_id,
+      metadata: row.metadata
+    })
+  )
+}
+
 const appendMessage = async (request: IncomingMessage, response: ServerResponse, threadId: string) => {
   const caller = await authenticate(request)
   const body = await readJson(request, MESSAGE_MAX_BODY)
@@ -437,6 +480,7 @@ const listRuns = async (request: IncomingMessage, response: ServerResponse, quer
 }
 
 const MESSAGES_PATH = /^\/v1\/threads\/([^/]+)\/messages$/
+const THREAD_PATH = /^\/v1\/threads\/([^/]+)$/
 
 const route = async (request: IncomingMessage, response: ServerResponse) => {
   const url = request.url ?? "/"
@@ -453,6 +497,8 @@ const route = async (request: IncomingMessage, response: ServerResponse) => {
     if (request.method === "POST") return appendMessage(request, response, threadId)
     if (request.method === "GET") return listMessages(request, response, threadId, query)
   }
+  const thread = request.method === "GET" ? THREAD_PATH.exec(path) : null
+  if (thread?.[1] !== undefined) return getThread(request, response, decodeURIComponent(thread[1]))
   throw new HttpFailure(404, "not_found", "no such route")
 }
 
