@@ -121,10 +121,13 @@ const runBaseline = async (
   try {
     log(`  ${name}: ${server.baseUrl}`)
     const sample = await sampleBody(spec, server, fixture)
-    return {
-      measurement: (await measureHttp(spec.name, server, fixture)).measurement,
-      ...(sample === undefined ? {} : { sample })
+    const { measurement } = await measureHttp(spec.name, server, fixture)
+    // The baselines write what went wrong to stderr.
+    const stderr = server.child.stderrTail().trim()
+    if ((measurement.non2xx > 0 || measurement.errors > 0) && stderr !== "") {
+      log(`  ${name} stderr (last lines):\n    ${stderr.split("\n").slice(-5).join("\n    ")}`)
     }
+    return { measurement, ...(sample === undefined ? {} : { sample }) }
   } finally {
     await server.child.stop()
   }
