@@ -1,4 +1,7 @@
-/** The two load generators: autocannon (HTTP) and pgbench (SQL), and what a run measured. */
+/**
+ * The two load generators: autocannon (HTTP, with the warm-up before each
+ * measured run) and pgbench (SQL), and what a run measured.
+ */
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import autocannon from "autocannon"
@@ -102,6 +105,67 @@ export const runAutocannon = async (
           : Math.round((probeActive / (probeActive + probeIdle)) * 100) / 100
     }
   }
+}
+
+const hrUs = (): number => Number(process.hrtime.bigint() / 1000n)
+
+export interface Measured {
+  readonly measurement: Measurement
+  /** The measured window (excluding warm-up) on the monotonic clock, for the profile. */
+  readonly windowUs: { readonly from: number; readonly to: number }
+}
+
+export interface MeasureOptions {
+  readonly connections: number
+  readonly durationS: number
+  /** Warm up at least this long, then in 2 s rounds until two agree within 10 %, at most warmupMaxS. */
+  readonly warmupS: number
+  readonly warmupMaxS: number
+  /** The server under load: its process (CPU) and bench/lib/probe.ts file (event loop). */
+  readonly server: { readonly pid: number; readonly probeFile: string }
+  readonly log: (message: string) => void
+  /** Called between warm-up and the measured run. */
+  readonly afterWarmup?: (() => void) | undefined
+}
+
+/**
+ * Warm-up, then one measured autocannon run. `makeLoad` is called for each
+ * round, so round-robin state starts afresh.
+ */
+export const warmUpAndMeasure = async (
+  label: string,
+  makeLoad: () => HttpLoad,
+  options: MeasureOptions
+): Promise<Measured> => {
+  // The gateway's JIT needs tens of thousands of requests to settle (health went
+  // 3.2k -> 3.4k -> 5.4k -> 5.2k req/s over four 5 s rounds), so warm up until stable.
+  let warmedS = 0
+  let previous = Number.NaN
+  while (warmedS < options.warmupMaxS) {
+    const round = warmedS < options.warmupS ? Math.min(options.warmupS, options.warmupMaxS) : 2
+    const { rps } = await runAutocannon(makeLoad(), {
+      connections: options.connections,
+      durationS: round,
+      serverPid: undefined
+    })
+    warmedS += round
+    if (warmedS >= options.warmupS && Math.abs(rps - previous) <= 0.1 * previous) break
+    previous = rps
+  }
+  if (warmedS > 0) options.log(`  warmed up ${warmedS} s`)
+  options.afterWarmup?.()
+  const from = hrUs()
+  const measurement = await runAutocannon(makeLoad(), {
+    connections: options.connections,
+    durationS: options.durationS,
+    serverPid: options.server.pid,
+    probeFile: options.server.probeFile
+  })
+  const to = hrUs()
+  if (measurement.non2xx > 0 || measurement.errors > 0) {
+    options.log(`  ${label}: ${measurement.non2xx} non-2xx, ${measurement.errors} errors (only 2xx are counted)`)
+  }
+  return { measurement, windowUs: { from, to } }
 }
 
 const quantile = (sorted: Float64Array, q: number): number => {

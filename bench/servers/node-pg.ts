@@ -1,31 +1,98 @@
 /**
  * Database baseline: bare node:http + a pg.Pool of the gateway's size, doing
- * what the gateway does for create thread, append message, list messages,
- * report a run and list a project's runs with the same SQL (./sql.ts), the
- * same API-key check (SHA-256 of the bearer, a query only when the 5 s cache
- * misses), the same identity headers, JSON parsing and re-serialization of
- * the content, and the same page writer.
+ * what the gateway does for create thread, get thread, append message, list
+ * messages, report a run and list a project's runs with the gateway's own
+ * statements (captured from the repositories at bench start by
+ * bench/lib/statements.ts and read from BENCH_STATEMENTS: the same SQL text,
+ * the same parameters in the same order), the same statements per request
+ * (ROUTES in bench/lib/captured.ts), the same API-key check (SHA-256 of the
+ * bearer, a query only when the 5 s cache misses), the same identity
+ * headers, JSON parsing and re-serialization of the content, and the same
+ * page writers.
  *
  * Run reports get the checks a hand-written server would make, not the
  * gateway's: JSON.parse, the fields the statement needs typed (thread_id,
  * status, the scalar columns, tags, the arrays), no per-tool-call validation,
  * no refusal of unknown fields, no length limits on the text inside.
  *
- * Env: DATABASE_URL, DATABASE_POOL_MAX (10), API_KEY_CACHE_MS (5000), PORT (0).
- * Prints `LISTENING <port>` once bound.
+ * Env: DATABASE_URL, DATABASE_POOL_MAX (10), API_KEY_CACHE_MS (5000), PORT (0),
+ * BENCH_STATEMENTS (the captured statements, JSON). Prints `LISTENING <port>`
+ * once bound; exits at once if a captured statement reads other arguments
+ * than this server supplies.
  */
 import { createHash, randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
-import {
-  APPEND_MESSAGE,
-  FIND_ACTIVE_KEY,
-  INSERT_RUN,
-  INSERT_THREAD,
-  LIST_MESSAGES,
-  LIST_RUNS,
-  THREAD_EXISTS
-} from "./sql.js"
+import { bindRoute, readCaptured } from "../lib/captured.js"
+
+const captured = readCaptured(process.env.BENCH_STATEMENTS)
+const SCOPE = ["scope.projectId", "scope.workspaceId"] as const
+// Each statement with the argument paths of the repository method it comes from.
+const { "ApiKeysRepo.findActiveByHash": findActiveKey } = bindRoute(captured, "api_key", {
+  "ApiKeysRepo.findActiveByHash": ["keyHash"]
+})
+const { "ThreadsRepo.insert": insertThread } = bindRoute(captured, "create_thread", {
+  "ThreadsRepo.insert": [
+    ...SCOPE,
+    "thread.id",
+    "thread.userId",
+    "thread.title",
+    "thread.externalId",
+    "thread.metadata",
+    "thread.lastMessageAt"
+  ]
+})
+const { "ThreadsRepo.get": getThreadRow } = bindRoute(captured, "get_thread", {
+  "ThreadsRepo.get": [...SCOPE, "id"]
+})
+const { "MessagesRepo.append": appendMessageRow } = bindRoute(captured, "append_message", {
+  "MessagesRepo.append": [
+    ...SCOPE,
+    "message.id",
+    "message.threadId",
+    "message.userId",
+    "message.parentId",
+    "message.format",
+    "message.contentJson"
+  ]
+})
+const { "ThreadsRepo.exists": threadExists, "MessagesRepo.list": listMessageRows } = bindRoute(
+  captured,
+  "list_messages",
+  { "ThreadsRepo.exists": [...SCOPE, "id"], "MessagesRepo.list": ["projectId", "threadId", "options.limit"] }
+)
+const RUN_ARGS = [
+  "id",
+  "threadId",
+  "userId",
+  "messageId",
+  "status",
+  "outcomeType",
+  "modelId",
+  "provider",
+  "providerType",
+  "inputTokens",
+  "outputTokens",
+  "reasoningTokens",
+  "cachedInputTokens",
+  "durationMs",
+  "firstTokenMs",
+  "totalSteps",
+  "toolCallCount",
+  "error",
+  "errorCode",
+  "traceId",
+  "tags",
+  "environment",
+  "release",
+  "detailJson"
+].map((name) => `run.${name}`)
+const { "RunsRepo.insert": insertRun } = bindRoute(captured, "run_report", {
+  "RunsRepo.insert": [...SCOPE, ...RUN_ARGS]
+})
+const { "RunsRepo.listJson": listRunsJson } = bindRoute(captured, "list_runs", {
+  "RunsRepo.listJson": ["projectId", "filters.limit"]
+})
 
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
@@ -109,7 +176,10 @@ const verifyKey = async (token: string): Promise<string | undefined> => {
   const hash = createHash("sha256").update(token).digest("hex")
   const cached = keyCache.get(hash)
   if (cached && cached.until > Date.now()) return cached.projectId
-  const { rows } = await pool.query<{ project_id: string; expires_at: Date | null }>(FIND_ACTIVE_KEY, [hash])
+  const { rows } = await pool.query<{ project_id: string; expires_at: Date | null }>(
+    captured["ApiKeysRepo.findActiveByHash"].text,
+    findActiveKey({ keyHash: hash })
+  )
   const row = rows[0]
   const expires = row?.expires_at ? row.expires_at.getTime() : Number.POSITIVE_INFINITY
   const entry = { projectId: row?.project_id, until: Math.min(Date.now() + cacheMs, expires) }
@@ -189,18 +259,62 @@ const createThread = async (request: IncomingMessage, response: ServerResponse) 
   if (!isObject(body) || typeof body.last_message_at !== "string") throw invalid("last_message_at is required")
   const lastMessageAt = new Date(body.last_message_at)
   if (Number.isNaN(lastMessageAt.getTime())) throw invalid("last_message_at is not a date")
+  if (body.metadata !== undefined && !isObject(body.metadata)) throw invalid("metadata must be an object")
   const id = `thread_${ulid()}`
-  await pool.query(INSERT_THREAD, [
-    caller.projectId,
-    id,
-    caller.workspaceId,
-    caller.userId,
-    null,
-    null,
-    JSON.stringify(body.metadata ?? {}),
-    lastMessageAt.toISOString()
-  ])
+  await pool.query(
+    captured["ThreadsRepo.insert"].text,
+    insertThread({
+      "scope.projectId": caller.projectId,
+      "scope.workspaceId": caller.workspaceId,
+      "thread.id": id,
+      "thread.userId": caller.userId,
+      "thread.title": optionalString(body, "title"),
+      "thread.externalId": optionalString(body, "external_id"),
+      "thread.metadata": body.metadata ?? {},
+      "thread.lastMessageAt": lastMessageAt
+    })
+  )
   send(response, 201, JSON.stringify({ thread_id: id }))
+}
+
+interface ThreadRow {
+  readonly id: string
+  readonly project_id: string
+  readonly workspace_id: string
+  readonly created_at: Date
+  readonly updated_at: Date
+  readonly title: string | null
+  readonly last_message_at: Date
+  readonly is_archived: boolean
+  readonly external_id: string | null
+  readonly metadata: unknown
+}
+
+/** GET /v1/threads/{id}: the row as the Thread schema writes it (its field order, ISO timestamps). */
+const getThread = async (request: IncomingMessage, response: ServerResponse, threadId: string) => {
+  const caller = await authenticate(request)
+  const { rows } = await pool.query<ThreadRow>(
+    captured["ThreadsRepo.get"].text,
+    getThreadRow({ "scope.projectId": caller.projectId, "scope.workspaceId": caller.workspaceId, id: threadId })
+  )
+  const row = rows[0]
+  if (row === undefined) throw new HttpFailure(404, "not_found", "thread not found")
+  send(
+    response,
+    200,
+    JSON.stringify({
+      id: row.id,
+      project_id: row.project_id,
+      workspace_id: row.workspace_id,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+      title: row.title,
+      last_message_at: row.last_message_at.toISOString(),
+      is_archived: row.is_archived,
+      external_id: row.external_id,
+      metadata: row.metadata
+    })
+  )
 }
 
 const appendMessage = async (request: IncomingMessage, response: ServerResponse, threadId: string) => {
@@ -214,37 +328,32 @@ const appendMessage = async (request: IncomingMessage, response: ServerResponse,
   if (!isObject(body.content)) throw invalid("content must be an object")
   const contentJson = JSON.stringify(body.content)
   if (Buffer.byteLength(contentJson) > CONTENT_MAX_BYTES) throw invalid("content is too large")
-  const id = `msg_${ulid()}`
-  const p = caller.projectId
-  const { rows } = await pool.query<{ thread_found: boolean; inserted: boolean }>(APPEND_MESSAGE, [
-    p,
-    caller.workspaceId,
-    threadId,
-    p,
-    threadId,
-    parentId,
-    p,
-    id,
-    parentId,
-    caller.userId,
-    format,
-    contentJson,
-    parentId,
-    p,
-    threadId
-  ])
+  const { rows } = await pool.query<{ thread_found: boolean; id: string | null }>(
+    captured["MessagesRepo.append"].text,
+    appendMessageRow({
+      "scope.projectId": caller.projectId,
+      "scope.workspaceId": caller.workspaceId,
+      "message.id": `msg_${ulid()}`,
+      "message.threadId": threadId,
+      "message.userId": caller.userId,
+      "message.parentId": parentId,
+      "message.format": format,
+      "message.contentJson": contentJson
+    })
+  )
   const row = rows[0]
   if (!row?.thread_found) throw new HttpFailure(404, "not_found", "thread not found")
-  if (!row.inserted) throw invalid("parent_id is not a message of this thread")
-  send(response, 201, JSON.stringify({ message_id: id }))
+  if (row.id === null) throw invalid("parent_id is not a message of this thread")
+  send(response, 201, JSON.stringify({ message_id: row.id }))
 }
 
+/** MessagesRepo.list's row: content as JSON text, timestamps as ISO strings made by the database. */
 interface MessageRow {
   readonly id: string
   readonly parent_id: string | null
   readonly height: number
-  readonly created_at: Date
-  readonly updated_at: Date
+  readonly created_at: string
+  readonly updated_at: string
   readonly format: string
   readonly content: string
 }
@@ -254,21 +363,25 @@ const listMessages = async (request: IncomingMessage, response: ServerResponse, 
   const limitParam = new URLSearchParams(query).get("limit")
   const limit = limitParam === null ? 200 : Math.min(200, Number(limitParam))
   if (!Number.isInteger(limit) || limit < 1) throw invalid("limit must be an integer >= 1")
-  const exists = await pool.query(THREAD_EXISTS, [caller.projectId, caller.workspaceId, threadId])
+  const exists = await pool.query(
+    captured["ThreadsRepo.exists"].text,
+    threadExists({ "scope.projectId": caller.projectId, "scope.workspaceId": caller.workspaceId, id: threadId })
+  )
   if (exists.rows.length === 0) throw new HttpFailure(404, "not_found", "thread not found")
-  const { rows } = await pool.query<MessageRow>(LIST_MESSAGES, [caller.projectId, threadId, limit])
+  const { rows } = await pool.query<MessageRow>(
+    captured["MessagesRepo.list"].text,
+    listMessageRows({ projectId: caller.projectId, threadId, "options.limit": limit })
+  )
   // The page writer of protocols/rest/Messages.ts.
-  let body = '{"messages":['
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i] as MessageRow
-    if (i > 0) body += ","
-    body +=
+  const parts: Array<string> = []
+  for (const row of rows) {
+    parts.push(
       `{"id":${JSON.stringify(row.id)},"parent_id":${JSON.stringify(row.parent_id)},"height":${row.height},` +
-      `"created_at":"${row.created_at.toISOString()}","updated_at":"${row.updated_at.toISOString()}",` +
-      `"format":${JSON.stringify(row.format)},"content":${row.content}}`
+        `"created_at":"${row.created_at}","updated_at":"${row.updated_at}",` +
+        `"format":${JSON.stringify(row.format)},"content":${row.content}}`
+    )
   }
-  body += "]}"
-  send(response, 200, body)
+  send(response, 200, `{"messages":[${parts.join(",")}]}`)
 }
 
 const RUN_STATUSES: ReadonlySet<unknown> = new Set(["completed", "incomplete", "error"])
@@ -315,57 +428,59 @@ const reportRun = async (request: IncomingMessage, response: ServerResponse) => 
     output_text: optionalString(body, "output_text") ?? undefined
   }
   const id = `run_${ulid()}`
-  const { rows } = await pool.query<{ id: string }>(INSERT_RUN, [
-    caller.projectId,
-    id,
-    caller.workspaceId,
-    caller.userId,
-    optionalString(body, "message_id"),
-    body.status,
-    optionalString(body, "outcome_type"),
-    optionalString(body, "model_id"),
-    optionalString(body, "provider"),
-    optionalString(body, "provider_type"),
-    optionalCount(body, "input_tokens"),
-    optionalCount(body, "output_tokens"),
-    optionalCount(body, "reasoning_tokens"),
-    optionalCount(body, "cached_input_tokens"),
-    optionalCount(body, "duration_ms"),
-    optionalCount(body, "first_token_ms"),
-    optionalCount(body, "total_steps"),
-    toolCalls?.length ?? 0,
-    optionalString(body, "error"),
-    optionalString(body, "error_code"),
-    optionalString(body, "trace_id"),
-    JSON.stringify(tags),
-    optionalString(body, "environment"),
-    optionalString(body, "release"),
-    JSON.stringify(detail),
-    null,
-    null,
-    caller.projectId,
-    caller.workspaceId,
-    threadId
-  ])
+  const { rows } = await pool.query<{ id: string }>(
+    captured["RunsRepo.insert"].text,
+    insertRun({
+      "scope.projectId": caller.projectId,
+      "scope.workspaceId": caller.workspaceId,
+      "run.id": id,
+      "run.threadId": threadId,
+      "run.userId": caller.userId,
+      "run.messageId": optionalString(body, "message_id"),
+      "run.status": body.status,
+      "run.outcomeType": optionalString(body, "outcome_type"),
+      "run.modelId": optionalString(body, "model_id"),
+      "run.provider": optionalString(body, "provider"),
+      "run.providerType": optionalString(body, "provider_type"),
+      "run.inputTokens": optionalCount(body, "input_tokens"),
+      "run.outputTokens": optionalCount(body, "output_tokens"),
+      "run.reasoningTokens": optionalCount(body, "reasoning_tokens"),
+      "run.cachedInputTokens": optionalCount(body, "cached_input_tokens"),
+      "run.durationMs": optionalCount(body, "duration_ms"),
+      "run.firstTokenMs": optionalCount(body, "first_token_ms"),
+      "run.totalSteps": optionalCount(body, "total_steps"),
+      "run.toolCallCount": toolCalls?.length ?? 0,
+      "run.error": optionalString(body, "error"),
+      "run.errorCode": optionalString(body, "error_code"),
+      "run.traceId": optionalString(body, "trace_id"),
+      "run.tags": tags,
+      "run.environment": optionalString(body, "environment"),
+      "run.release": optionalString(body, "release"),
+      "run.detailJson": JSON.stringify(detail)
+    })
+  )
   if (rows[0] === undefined) throw new HttpFailure(404, "not_found", "thread not found")
   send(response, 201, JSON.stringify({ run_id: id }))
 }
 
 /**
- * GET /v1/projects/runs: the rows come back in RunSummary's field order
- * (bigints as float8, created_at a Date), so JSON.stringify writes the
- * gateway's shape.
+ * GET /v1/projects/runs: RunsRepo.listJson's rows are one JSON text per run,
+ * made by the database; spliced into the page as protocols/rest/Projects.ts does.
  */
 const listRuns = async (request: IncomingMessage, response: ServerResponse, query: string) => {
   const projectId = await authenticateProject(request)
   const limitParam = new URLSearchParams(query).get("limit")
   const limit = limitParam === null ? 50 : Math.min(100, Number(limitParam))
   if (!Number.isInteger(limit) || limit < 1) throw invalid("limit must be an integer >= 1")
-  const { rows } = await pool.query(LIST_RUNS, [projectId, limit])
-  send(response, 200, JSON.stringify({ runs: rows }))
+  const { rows } = await pool.query<{ json: string }>(
+    captured["RunsRepo.listJson"].text,
+    listRunsJson({ projectId, "filters.limit": limit })
+  )
+  send(response, 200, `{"runs":[${rows.map((row) => row.json).join(",")}]}`)
 }
 
 const MESSAGES_PATH = /^\/v1\/threads\/([^/]+)\/messages$/
+const THREAD_PATH = /^\/v1\/threads\/([^/]+)$/
 
 const route = async (request: IncomingMessage, response: ServerResponse) => {
   const url = request.url ?? "/"
@@ -382,6 +497,8 @@ const route = async (request: IncomingMessage, response: ServerResponse) => {
     if (request.method === "POST") return appendMessage(request, response, threadId)
     if (request.method === "GET") return listMessages(request, response, threadId, query)
   }
+  const thread = request.method === "GET" ? THREAD_PATH.exec(path) : null
+  if (thread?.[1] !== undefined) return getThread(request, response, decodeURIComponent(thread[1]))
   throw new HttpFailure(404, "not_found", "no such route")
 }
 

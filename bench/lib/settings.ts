@@ -1,0 +1,76 @@
+/**
+ * The bench's settings (environment knobs, see bench/README.md), paths and
+ * log. Env: BENCH_DURATION (s, 10), BENCH_CONNECTIONS (32), BENCH_ONLY (comma
+ * list of WORKLOADS), BENCH_WARMUP (s, 4; then 2 s rounds until stable, at
+ * most BENCH_WARMUP_MAX, 16), BENCH_PROFILE (1: --cpu-prof the gateway),
+ * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres), BENCH_POOL_MAX
+ * (10), BENCH_SEED_THREADS (1000), BENCH_SEED_MESSAGES (10 per seeded
+ * thread), BENCH_SEED_RUNS (5000, in the project list_runs reads).
+ */
+import { availableParallelism } from "node:os"
+import { join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)))
+export const RESULTS = join(ROOT, "bench/results")
+export const PROFILE_DIR = join(RESULTS, "profile")
+
+/** This run: its results file name and its scratch directory (removed at the end). */
+export const runId = new Date().toISOString().replace(/:/g, "-")
+export const workDir = join(RESULTS, `work-${runId}`)
+
+const intEnv = (name: string, fallback: number): number => {
+  const raw = process.env[name]
+  if (raw === undefined || raw === "") return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${raw}`)
+  return value
+}
+
+/** Every workload, in the order they run and are reported. */
+export const WORKLOADS = [
+  "health",
+  "create_thread",
+  "get_thread",
+  "append_message",
+  "list_messages",
+  "run_report",
+  "list_runs",
+  "logging"
+] as const
+export type WorkloadName = (typeof WORKLOADS)[number]
+const isWorkload = (name: string): name is WorkloadName => (WORKLOADS as ReadonlyArray<string>).includes(name)
+
+export const settings = (() => {
+  const only = (process.env.BENCH_ONLY ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+  for (const name of only) {
+    if (!isWorkload(name)) throw new Error(`BENCH_ONLY: unknown workload ${name}; known: ${WORKLOADS.join(", ")}`)
+  }
+  const connections = Math.max(1, intEnv("BENCH_CONNECTIONS", 32))
+  return {
+    durationS: Math.max(1, intEnv("BENCH_DURATION", 10)),
+    /** Warm-up: at least this long, then 2 s rounds until two agree within 10 %, at most warmupMaxS. */
+    warmupS: intEnv("BENCH_WARMUP", 4),
+    warmupMaxS: intEnv("BENCH_WARMUP_MAX", 16),
+    connections,
+    only: only.length === 0 ? [...WORKLOADS] : only.filter(isWorkload),
+    profile: process.env.BENCH_PROFILE === "1" || process.env.BENCH_PROFILE === "true",
+    pgUrl: process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
+    poolMax: Math.max(1, intEnv("BENCH_POOL_MAX", 10)),
+    seedThreads: intEnv("BENCH_SEED_THREADS", 1000),
+    seedMessagesPerThread: intEnv("BENCH_SEED_MESSAGES", 10),
+    /** Runs in the project list_runs reads (a project of its own). */
+    seedRuns: intEnv("BENCH_SEED_RUNS", 5000),
+    listThreadMessages: 250,
+    /** get_thread: round-robin over this many threads of one workspace. */
+    getThreads: 16,
+    /** pgbench -j: one thread per core, at most one per client. */
+    pgbenchThreads: Math.min(availableParallelism(), connections)
+  } as const
+})()
+export type Settings = typeof settings
+
+export const log = (message: string) => process.stderr.write(`[bench] ${message}\n`)
