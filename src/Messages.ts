@@ -1,9 +1,21 @@
 import * as Effect from "effect/Effect"
 import type { CallerShape } from "../schema/Api/Security.js"
-import { invalid, notFound } from "../schema/Errors.js"
+import { type InvalidRequest, invalid, type NotFound, notFound } from "../schema/Errors.js"
 import type { CreateFeedback, CreateMessage, MessageListQuery } from "../schema/Message.js"
 import { rowNotFoundAs404 } from "./Found.js"
-import { newId } from "./Ids.js"
+import { idAfter, newId } from "./Ids.js"
+
+/** Ids an append tries before it gives up (each one above what the thread had at the last try). */
+const APPEND_TRIES = 10
+
+/**
+ * A new id above a thread's largest: a fresh one when it is (another append of this process committed
+ * first), else one made after it (another gateway's clock runs ahead).
+ */
+const idAbove = (last: string): string => {
+  const fresh = newId("msg")
+  return fresh > last ? fresh : idAfter(last)
+}
 import { FeedbackRepo } from "./storage/FeedbackRepo.js"
 import { type MessageRow, MessagesRepo } from "./storage/MessagesRepo.js"
 
@@ -46,22 +58,27 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       threadId: string,
       input: CreateMessage
     ) {
-      const id = yield* repo
-        .append(caller, {
-          id: newId("msg"),
-          threadId,
-          userId: caller.userId,
-          parentId: input.parent_id,
-          format: input.format,
-          contentJson: JSON.stringify(input.content)
-        })
-        .pipe(
-          Effect.catchTag("RowNotFound", ({ what }) =>
-            Effect.fail(
-              what === "parent" ? invalid("parent_id is not a message of this thread", "parent_id") : notFound(what)
-            )
-          )
+      const message = {
+        threadId,
+        userId: caller.userId,
+        parentId: input.parent_id,
+        format: input.format,
+        contentJson: JSON.stringify(input.content)
+      }
+      // The id must be above the thread's largest: a concurrent append (or another gateway's clock) can
+      // have passed this process's id, and then the next try takes one above that.
+      const attempt = (id: string, triesLeft: number): Effect.Effect<string, InvalidRequest | NotFound> =>
+        repo.append(caller, { ...message, id }).pipe(
+          Effect.catchTags({
+            IdNotAfterLast: ({ last }) =>
+              triesLeft > 0 ? attempt(idAbove(last), triesLeft - 1) : Effect.dieMessage("no message id above the last"),
+            RowNotFound: ({ what }) =>
+              Effect.fail(
+                what === "parent" ? invalid("parent_id is not a message of this thread", "parent_id") : notFound(what)
+              )
+          })
         )
+      const id = yield* attempt(newId("msg"), APPEND_TRIES)
       usage.record(caller.projectId, caller.userId, { messages: 1 })
       return id
     })

@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { foundOrFail, RowNotFound } from "./RowNotFound.js"
 import { isReferenceGone } from "./SqlErrors.js"
@@ -17,7 +18,8 @@ export interface NewMessage {
   readonly contentJson: string
 }
 
-const ID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+/** An append's id was not above its thread's largest (`last`): try again with one that is. */
+export class IdNotAfterLast extends Data.TaggedError("IdNotAfterLast")<{ readonly last: string }> {}
 
 /**
  * A message row as JSON-ready text: content as JSON text and timestamps as
@@ -43,15 +45,17 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
      * thread, inserts at parent height + 1, and moves the thread's
      * last_message_at forward.
      *
-     * The id: the one given, or, when the thread already has that id or a
-     * larger one, the next id after the thread's largest (its last character
-     * that is not Z moves up one, the Zs after it become 0). Taken under the
-     * thread's row lock, so within a thread ids grow in commit order: an id
+     * The id must be above the thread's largest so far (checked under the
+     * thread's row lock), so within a thread ids grow in commit order: an id
      * made before another but committed after it (concurrent appends) would
-     * otherwise sort before a message a reader has already paged past.
+     * otherwise sort before a message a reader has already paged past. When
+     * it is not, nothing is written and IdNotAfterLast says what to beat.
      */
-    const append = (scope: Scope, message: NewMessage): Effect.Effect<string, RowNotFound | SqlError> =>
-      sql<{ thread_found: boolean; id: string | null }>`
+    const append = (
+      scope: Scope,
+      message: NewMessage
+    ): Effect.Effect<string, RowNotFound | IdNotAfterLast | SqlError> =>
+      sql<{ thread_found: boolean; id: string | null; last_id: string | null; stale: boolean | null }>`
         WITH t AS (
           -- The thread row first (the bump below updates it anyway), then the
           -- parent: the order a thread delete takes them, so the two cannot deadlock.
@@ -63,19 +67,13 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
           WHERE project_id = ${scope.projectId} AND thread_id = ${message.threadId} AND id = ${message.parentId}
           -- A parent being deleted meanwhile is waited for, then not found.
           FOR KEY SHARE
-        ), next AS (
-          SELECT CASE
-            WHEN t.last_message_id IS NULL OR ${message.id}::text > t.last_message_id THEN ${message.id}::text
-            ELSE (SELECT d[1] || substr(${ID_ALPHABET}::text, strpos(${ID_ALPHABET}::text, d[2]) + 1, 1) || repeat('0', length(d[3]))
-              FROM regexp_match(t.last_message_id, '^(.*)([^Z])(Z*)$') AS d)
-          END AS id
-          FROM t
         ), ins AS (
           INSERT INTO messages (project_id, thread_id, id, parent_id, user_id, height, format, content)
-          SELECT ${scope.projectId}, t.id, next.id, ${message.parentId}, ${message.userId},
+          SELECT ${scope.projectId}, t.id, ${message.id}, ${message.parentId}, ${message.userId},
             COALESCE((SELECT height + 1 FROM p), 0), ${message.format}, ${message.contentJson}::jsonb
-          FROM t, next
-          WHERE ${message.parentId}::text IS NULL OR EXISTS (SELECT 1 FROM p)
+          FROM t
+          WHERE (${message.parentId}::text IS NULL OR EXISTS (SELECT 1 FROM p))
+            AND (t.last_message_id IS NULL OR ${message.id}::text > t.last_message_id)
           RETURNING id, created_at
         ), bump AS (
           UPDATE threads SET last_message_at = GREATEST(threads.last_message_at, ins.created_at),
@@ -83,13 +81,17 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
           FROM ins
           WHERE threads.project_id = ${scope.projectId} AND threads.id = ${message.threadId}
         )
-        SELECT EXISTS (SELECT 1 FROM t) AS thread_found, (SELECT id FROM ins) AS id`.pipe(
-        Effect.flatMap(([row]) =>
+        SELECT EXISTS (SELECT 1 FROM t) AS thread_found, (SELECT id FROM ins) AS id,
+          (SELECT last_message_id FROM t) AS last_id,
+          (SELECT last_message_id IS NOT NULL AND NOT (${message.id}::text > last_message_id) FROM t) AS stale`.pipe(
+        Effect.flatMap(([row]): Effect.Effect<string, RowNotFound | IdNotAfterLast> =>
           !row?.thread_found
             ? Effect.fail(new RowNotFound({ what: "thread" }))
-            : row.id === null
-              ? Effect.fail(new RowNotFound({ what: "parent" }))
-              : Effect.succeed(row.id)
+            : row.id !== null
+              ? Effect.succeed(row.id)
+              : row.stale && row.last_id !== null
+                ? Effect.fail(new IdNotAfterLast({ last: row.last_id }))
+                : Effect.fail(new RowNotFound({ what: "parent" }))
         ),
         // The thread was deleted between the check and the insert.
         Effect.catchIf(isReferenceGone, () => Effect.fail(new RowNotFound({ what: "thread" })))

@@ -120,21 +120,39 @@ describe.each(stores)("messages ($name)", (storeUnderTest) => {
       const threadId = await newThread(alice)
       const first = await newMessage(alice, threadId)
       // As if an append on another gateway, whose clock runs ahead, had committed a larger id.
-      const cases = [
-        ["msg_7ZZZZZZZZZZZZZZZZZZZZZZZHZ", "msg_7ZZZZZZZZZZZZZZZZZZZZZZZJ0"],
-        ["msg_7ZZZZZZZZZZZZZZZZZZZZZZZZY", "msg_7ZZZZZZZZZZZZZZZZZZZZZZZZZ"],
-        ["msg_7ZZZZZZZZZZZZZZZZZZZZZZZZZ", "msg_80000000000000000000000000"]
-      ]
-      for (const [largest, expected] of cases) {
+      // Far enough apart (an id after another is up to 2^40 above it) that each stays the largest when set.
+      const ahead = [`msg_7${"Z".repeat(15)}${"0".repeat(10)}`, `msg_7${"Z".repeat(16)}${"0".repeat(9)}`]
+      const made: Array<string> = []
+      for (const largest of ahead) {
         await gateway.sql("UPDATE threads SET last_message_id = $1 WHERE id = $2", [largest, threadId])
-        expect(await newMessage(alice, threadId)).toBe(expected)
+        const id = await newMessage(alice, threadId)
+        expect(id > largest, `${id} > ${largest}`).toBe(true)
+        expect(id).toMatch(/^msg_[0-9A-HJKMNP-TV-Z]{26}$/)
+        made.push(id)
       }
-      // The thread remembers its largest: the next one follows it.
+      // The thread remembers its largest: the next one follows it, whatever this process's clock says.
       const next = await newMessage(alice, threadId, { parent: first })
-      expect(next).toBe("msg_80000000000000000000000001")
+      expect(next > (made[1] ?? "")).toBe(true)
       const ids = (await listMessages(alice, threadId)).map((m) => m.id)
-      expect(ids).toEqual([first, ...cases.map(([, expected]) => expected), next])
-      expect((await listMessages(alice, threadId, `?after=${ids[2]}`)).map((m) => m.id)).toEqual(ids.slice(3))
+      expect(ids).toEqual([first, ...made, next])
+      expect((await listMessages(alice, threadId, `?after=${ids[1]}`)).map((m) => m.id)).toEqual(ids.slice(2))
+    })
+
+    it("the id after a thread's largest is not the next id of this process's sequence (no collision across threads)", async () => {
+      // The sequence's next id after L is L + 1; an id taken after a thread's largest must not be it, or two
+      // threads could be given the same id (the primary key is per project).
+      const threadA = await newThread(alice)
+      const threadB = await newThread(alice)
+      const largest = "msg_7ZZZZZZZZZZZZZZZZZZZZZZZ00"
+      await gateway.sql("UPDATE threads SET last_message_id = $1 WHERE id = $2", [largest, threadA])
+      const plusOne = "msg_7ZZZZZZZZZZZZZZZZZZZZZZZ01"
+      await gateway.sql(
+        "INSERT INTO messages (project_id, thread_id, id, user_id, height, format, content) SELECT project_id, id, $1, 'alice', 0, 'svc/v0', '{}' FROM threads WHERE id = $2",
+        [plusOne, threadB]
+      )
+      const id = await newMessage(alice, threadA)
+      expect(id > largest).toBe(true)
+      expect(id).not.toBe(plusOne)
     })
   })
 
