@@ -11,6 +11,7 @@ import { NodeServerLive } from "../protocols/NodeServer.js"
 import { BootstrapLive } from "../src/Bootstrap.js"
 import { ServicesLive } from "../src/Layers.js"
 import * as Database from "../src/storage/Database.js"
+import { TracingLive } from "../src/Tracing.js"
 
 /** The gateway over `database`; its server and SqlClient stay visible (tests read the address, seed rows). */
 export const gatewayLayer = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =>
@@ -18,7 +19,8 @@ export const gatewayLayer = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =
     Layer.provideMerge(NodeServerLive),
     Layer.provide(BootstrapLive),
     Layer.provideMerge(ServicesLive),
-    Layer.provideMerge(database)
+    Layer.provideMerge(database),
+    Layer.provide(TracingLive)
   )
 
 /** The store named by DATABASE_URL / DATA_DIR. */

@@ -7,8 +7,10 @@ import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
 import { Api } from "../schema/Api.js"
 import { AppConfig } from "../src/Config.js"
+import { LogLevelConfig } from "../src/Logging.js"
 import { BlobRoutes } from "./Blobs.js"
 import { HealthRoutes } from "./Health.js"
 import { JwksRoutes } from "./Jwks.js"
@@ -52,6 +54,16 @@ export const RoutesLive = Layer.unwrapEffect(
 
 /**
  * No span per HTTP request: nothing exports them yet, and making one costs
- * every request (measured in bench/).
+ * every request (measured in bench/). The request log line (one per request,
+ * at info) is written by the platform's logger middleware, which costs a
+ * request about as much when its line is filtered out: below info it is not
+ * installed at all.
  */
-export const HttpLive = HttpMiddleware.withTracerDisabledWhen(HttpLayerRouter.serve(RoutesLive), () => true)
+export const HttpLive = Layer.unwrapEffect(
+  Effect.map(LogLevelConfig, (level) =>
+    HttpMiddleware.withTracerDisabledWhen(
+      HttpLayerRouter.serve(RoutesLive, { disableLogger: LogLevel.greaterThan(level, LogLevel.Info) }),
+      () => true
+    )
+  )
+)

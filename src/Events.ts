@@ -8,6 +8,7 @@ import { Limits } from "../schema/Limits.js"
 import { newId } from "./Ids.js"
 import { RateLimiter } from "./RateLimiter.js"
 import { EventsRepo, type NewEvent, type VisibleTargets } from "./storage/EventsRepo.js"
+import { fn } from "./Traced.js"
 import { Usage } from "./Usage.js"
 
 const decodeEvent = Schema.decodeUnknownEither(EngagementEvent, { errors: "first" })
@@ -58,7 +59,7 @@ export class Events extends Effect.Service<Events>()("svc/Events", {
      * Keeps every valid event of the batch and reports the others by index
      * (decisions.md §5): a bad event never costs the good ones.
      */
-    const ingest = Effect.fn("Events.ingest")(function* (caller: CallerShape, batch: ReadonlyArray<unknown>) {
+    const ingest = fn("Events.ingest")(function* (caller: CallerShape, batch: ReadonlyArray<unknown>) {
       // 600 events a minute per user of the project, counted in events, not requests (the batch's invalid ones too).
       yield* limiter.consume(`events:${caller.projectId}:${caller.userId}`, Limits.event.perMinute, 60, batch.length)
       const rejected: Array<EventRejection> = []

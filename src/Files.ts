@@ -8,6 +8,7 @@ import { Limits } from "../schema/Limits.js"
 import { BlobStore } from "./blobs/BlobStore.js"
 import { ulid } from "./Ids.js"
 import { WorkspaceClaimsRepo } from "./storage/WorkspaceClaimsRepo.js"
+import { fn } from "./Traced.js"
 
 /**
  * A workspace id in a key: any string up to 255 characters, so its SHA-256
@@ -60,7 +61,7 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
     const claims = yield* WorkspaceClaimsRepo
     const seconds = Limits.attachment.urlSeconds
 
-    const uploadUrl = Effect.fn("Files.uploadUrl")(function* (caller: CallerShape, filename: string) {
+    const uploadUrl = fn("Files.uploadUrl")(function* (caller: CallerShape, filename: string) {
       const name = sanitizeFilename(filename)
       const contentType = attachmentType(name)
       if (contentType === undefined) return yield* Effect.fail(invalid("the file type is not accepted", "filename"))
@@ -75,7 +76,7 @@ export class Files extends Effect.Service<Files>()("svc/Files", {
       })
     })
 
-    const downloadUrl = Effect.fn("Files.downloadUrl")(function* (
+    const downloadUrl = fn("Files.downloadUrl")(function* (
       caller: CallerShape,
       request: { readonly key: string } | { readonly url: string }
     ) {

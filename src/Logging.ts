@@ -32,11 +32,14 @@ export const guarded = <A>(logger: Logger.Logger<unknown, A>): Logger.Logger<unk
     }
   })
 
+/** LOG_LEVEL, info by default. */
+export const LogLevelConfig = Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+
 /** LOG_FORMAT json (default: one JSON object a line), logfmt or pretty; LOG_LEVEL info by default. */
 export const LoggingLive = Layer.unwrapEffect(
   Effect.gen(function* () {
     const format = yield* Config.literal("json", "pretty", "logfmt")("LOG_FORMAT").pipe(Config.withDefault("json"))
-    const level = yield* Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+    const level = yield* LogLevelConfig
     const logger =
       format === "pretty"
         ? Logger.prettyLogger()

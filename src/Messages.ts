@@ -16,6 +16,7 @@ const idAbove = (last: string): string => {
   const fresh = newId("msg")
   return fresh > last ? fresh : idAfter(last)
 }
+
 import { FeedbackRepo } from "./storage/FeedbackRepo.js"
 import { type MessageRow, MessagesRepo } from "./storage/MessagesRepo.js"
 
@@ -23,6 +24,7 @@ import { type MessageRow, MessagesRepo } from "./storage/MessagesRepo.js"
 export type MessageJson = MessageRow
 
 import { Threads } from "./Threads.js"
+import { fn } from "./Traced.js"
 import { Usage } from "./Usage.js"
 
 export class Messages extends Effect.Service<Messages>()("svc/Messages", {
@@ -34,7 +36,7 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
     const usage = yield* Usage
 
     /** Rows with content as JSON text; the protocol writes them out without re-serializing. */
-    const list = Effect.fn("Messages.list")(function* (caller: CallerShape, threadId: string, query: MessageListQuery) {
+    const list = fn("Messages.list")(function* (caller: CallerShape, threadId: string, query: MessageListQuery) {
       yield* threads.requireVisible(caller, threadId)
       return yield* repo.list(caller.projectId, threadId, {
         limit: query.limit,
@@ -44,7 +46,7 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
     })
 
     /** The project read API: a thread of any workspace of the project. */
-    const listProject = Effect.fn("Messages.listProject")(function* (
+    const listProject = fn("Messages.listProject")(function* (
       projectId: string,
       threadId: string,
       query: MessageListQuery
@@ -53,11 +55,7 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       return yield* repo.list(projectId, threadId, { limit: query.limit, format: query.format, after: query.after })
     })
 
-    const create = Effect.fn("Messages.create")(function* (
-      caller: CallerShape,
-      threadId: string,
-      input: CreateMessage
-    ) {
+    const create = fn("Messages.create")(function* (caller: CallerShape, threadId: string, input: CreateMessage) {
       const message = {
         threadId,
         userId: caller.userId,
@@ -83,7 +81,7 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       return id
     })
 
-    const update = Effect.fn("Messages.update")(function* (
+    const update = fn("Messages.update")(function* (
       caller: CallerShape,
       threadId: string,
       messageId: string,
@@ -93,7 +91,7 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       yield* rowNotFoundAs404(repo.updateContent(caller.projectId, threadId, messageId, JSON.stringify(content)))
     })
 
-    const removeMany = Effect.fn("Messages.removeMany")(function* (
+    const removeMany = fn("Messages.removeMany")(function* (
       caller: CallerShape,
       threadId: string,
       messageIds: ReadonlyArray<string>
@@ -102,7 +100,7 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       return yield* repo.removeWithDescendants(caller.projectId, threadId, [...new Set(messageIds)])
     })
 
-    const giveFeedback = Effect.fn("Messages.feedback")(function* (
+    const giveFeedback = fn("Messages.feedback")(function* (
       caller: CallerShape,
       threadId: string,
       messageId: string,

@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import { orNotFound, rowNotFoundAs404 } from "./Found.js"
 import { OriginsRepo } from "./storage/OriginsRepo.js"
 import { ProjectsRepo } from "./storage/ProjectsRepo.js"
+import { fn } from "./Traced.js"
 import { TtlCache } from "./TtlCache.js"
 
 /** How long a project's list is remembered; an update in this process evicts it at once. */
@@ -27,12 +28,12 @@ export class Origins extends Effect.Service<Origins>()("svc/Origins", {
     }
 
     /** A project's list; 404 for a project that does not exist. */
-    const list = Effect.fn("Origins.list")(function* (projectId: string) {
+    const list = fn("Origins.list")(function* (projectId: string) {
       yield* Effect.flatMap(projects.get(projectId), orNotFound("project"))
       return yield* repo.list(projectId)
     })
 
-    const replace = Effect.fn("Origins.replace")(function* (projectId: string, origins: ReadonlyArray<string>) {
+    const replace = fn("Origins.replace")(function* (projectId: string, origins: ReadonlyArray<string>) {
       const unique = [...new Set(origins)]
       yield* rowNotFoundAs404(repo.replace(projectId, unique))
       cache.delete(projectId)

@@ -5,6 +5,7 @@ import { orNotFound, rowNotFoundAs404 } from "./Found.js"
 import { newId } from "./Ids.js"
 import { ProjectsRepo } from "./storage/ProjectsRepo.js"
 import { SdkClientsRepo } from "./storage/SdkClientsRepo.js"
+import { fn } from "./Traced.js"
 
 const apiKeyInfo = (row: ApiKeyRow): typeof ApiKeyInfo.Type => ({
   key_id: row.id,
@@ -33,7 +34,7 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
       })
 
     /** A new project and its first API key (which never expires), in one transaction. */
-    const create = Effect.fn("Projects.create")(function* (name: string) {
+    const create = fn("Projects.create")(function* (name: string) {
       return yield* repo.transaction(insertWithKey(name))
     })
 
@@ -48,11 +49,11 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
       return answer
     }
 
-    const list = Effect.fn("Projects.list")(function* () {
+    const list = fn("Projects.list")(function* () {
       return (yield* repo.list).map(project)
     })
 
-    const require = Effect.fn("Projects.require")(function* (projectId: string) {
+    const require = fn("Projects.require")(function* (projectId: string) {
       return yield* Effect.flatMap(repo.get(projectId), orNotFound("project"))
     })
 
@@ -60,7 +61,7 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
      * On an empty store: a project named `default`, whose id and key are
      * answered once. Gateways starting together on one database make one.
      */
-    const bootstrap = Effect.fn("Projects.bootstrap")(function* () {
+    const bootstrap = fn("Projects.bootstrap")(function* () {
       return yield* repo.exclusively(
         Effect.gen(function* () {
           if ((yield* repo.count) > 0) return undefined
@@ -69,7 +70,7 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
       )
     })
 
-    const createKey = Effect.fn("Projects.createKey")(function* (
+    const createKey = fn("Projects.createKey")(function* (
       projectId: string,
       options: { readonly name?: string | undefined; readonly expiresInDays?: number | null | undefined }
     ) {
@@ -84,27 +85,27 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
       return created
     })
 
-    const listKeys = Effect.fn("Projects.listKeys")(function* (projectId: string) {
+    const listKeys = fn("Projects.listKeys")(function* (projectId: string) {
       yield* require(projectId)
       return (yield* keys.list(projectId)).map(apiKeyInfo)
     })
 
-    const sdkClientList = Effect.fn("Projects.sdkClients")(function* (projectId: string) {
+    const sdkClientList = fn("Projects.sdkClients")(function* (projectId: string) {
       yield* require(projectId)
       return yield* sdkClients.list(projectId)
     })
 
     /** The plan sets the monthly title quota (decisions.md §6). */
-    const setPlan = Effect.fn("Projects.setPlan")(function* (projectId: string, plan: typeof Project.Type.plan) {
+    const setPlan = fn("Projects.setPlan")(function* (projectId: string, plan: typeof Project.Type.plan) {
       return project(yield* rowNotFoundAs404(repo.setPlan(projectId, plan)))
     })
 
-    const testUserPrefixes = Effect.fn("Projects.testUserPrefixes")(function* (projectId: string) {
+    const testUserPrefixes = fn("Projects.testUserPrefixes")(function* (projectId: string) {
       return yield* Effect.flatMap(repo.testUserPrefixes(projectId), orNotFound("project"))
     })
 
     /** Replaces the list; duplicates are dropped, order kept. */
-    const setTestUserPrefixes = Effect.fn("Projects.setTestUserPrefixes")(function* (
+    const setTestUserPrefixes = fn("Projects.setTestUserPrefixes")(function* (
       projectId: string,
       prefixes: ReadonlyArray<string>
     ) {

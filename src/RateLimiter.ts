@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import { fn } from "./Traced.js"
 
 /** A request over its rate limit; the protocol answers 429 with when to retry. */
 export class RateLimitExceeded extends Data.TaggedError("RateLimitExceeded")<{
@@ -30,7 +31,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("svc/RateLimiter"
     const scope = yield* Effect.scope
 
     /** Counts `cost` hits (events in a batch, say) against `limit` a window. */
-    const hit = Effect.fn("RateLimiter.hit")(function* (key: string, limit: number, windowSeconds: number, cost = 1) {
+    const hit = fn("RateLimiter.hit")(function* (key: string, limit: number, windowSeconds: number, cost = 1) {
       const now = yield* Clock.currentTimeMillis
       const windowMs = windowSeconds * 1000
       const windowStart = Math.floor(now / windowMs) * windowMs

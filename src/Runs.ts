@@ -6,6 +6,7 @@ import type { RunListQuery, RunReport } from "../schema/Run.js"
 import { orNotFound, rowNotFoundAs404 } from "./Found.js"
 import { newId } from "./Ids.js"
 import { RunsRepo } from "./storage/RunsRepo.js"
+import { fn } from "./Traced.js"
 import { Usage } from "./Usage.js"
 
 export class Runs extends Effect.Service<Runs>()("svc/Runs", {
@@ -19,7 +20,7 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
      * idempotency key, a retry of the same report answers the first run id;
      * the same key with another report is 409.
      */
-    const report = Effect.fn("Runs.report")(function* (
+    const report = fn("Runs.report")(function* (
       caller: CallerShape,
       input: RunReport,
       idempotencyKey: string | undefined
@@ -98,11 +99,11 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
     })
 
     /** A page of the project's runs, newest first, as one JSON text per run (RunSummary's shape). */
-    const listJson = Effect.fn("Runs.listJson")(function* (projectId: string, query: RunListQuery) {
+    const listJson = fn("Runs.listJson")(function* (projectId: string, query: RunListQuery) {
       return yield* repo.listJson(projectId, filters(query))
     })
 
-    const get = Effect.fn("Runs.get")(function* (projectId: string, runId: string) {
+    const get = fn("Runs.get")(function* (projectId: string, runId: string) {
       return yield* Effect.flatMap(repo.get(projectId, runId), orNotFound("run"))
     })
 

@@ -4,6 +4,7 @@ import { invalid, notFound } from "../schema/Errors.js"
 import { type CreateScore, ScoreCreated, type ScoreListQuery } from "../schema/Score.js"
 import { newId } from "./Ids.js"
 import { ScoresRepo } from "./storage/ScoresRepo.js"
+import { fn } from "./Traced.js"
 
 /** The value a score stores, by data type (decisions.md §5), or the problem with it. */
 const storedValue = (input: CreateScore): { value: number | null } | { problem: string; path: string } => {
@@ -30,7 +31,7 @@ export class Scores extends Effect.Service<Scores>()("svc/Scores", {
   effect: Effect.gen(function* () {
     const repo = yield* ScoresRepo
 
-    const create = Effect.fn("Scores.create")(function* (caller: CallerShape, input: CreateScore) {
+    const create = fn("Scores.create")(function* (caller: CallerShape, input: CreateScore) {
       const checked = storedValue(input)
       if ("problem" in checked) return yield* Effect.fail(invalid(checked.problem, checked.path))
       // Every target given must exist in the caller's workspace, and they must agree on the thread.
@@ -75,7 +76,7 @@ export class Scores extends Effect.Service<Scores>()("svc/Scores", {
       })
     })
 
-    const list = Effect.fn("Scores.list")(function* (projectId: string, query: ScoreListQuery) {
+    const list = fn("Scores.list")(function* (projectId: string, query: ScoreListQuery) {
       return yield* repo.list(projectId, {
         limit: query.limit,
         after: query.after,

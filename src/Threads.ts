@@ -6,6 +6,7 @@ import type { CreateThread, ThreadListQuery, UpdateThread } from "../schema/Thre
 import { orNotFound, rowNotFoundAs404 } from "./Found.js"
 import { newId } from "./Ids.js"
 import { type ThreadPosition, ThreadsRepo } from "./storage/ThreadsRepo.js"
+import { fn } from "./Traced.js"
 import { Usage } from "./Usage.js"
 
 export class Threads extends Effect.Service<Threads>()("svc/Threads", {
@@ -22,17 +23,18 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
           : Effect.fail(invalid(`after does not name a thread of this ${scopeName}`, "after"))
       )
 
-    const list = Effect.fn("Threads.list")(function* (caller: CallerShape, query: ThreadListQuery) {
+    const list = fn("Threads.list")(function* (caller: CallerShape, query: ThreadListQuery) {
       const after =
         query.after === undefined ? undefined : yield* cursor(repo.position(caller, query.after), "workspace")
       return yield* repo.list(caller, { limit: query.limit, isArchived: query.is_archived, after })
     })
 
-    const get = Effect.fn("Threads.get")(function* (caller: CallerShape, threadId: string) {
-      return yield* Effect.flatMap(repo.get(caller, threadId), orNotFound("thread"))
+    /** The thread as wire JSON text (the Thread schema's shape), made by the database. */
+    const getJson = fn("Threads.getJson")(function* (caller: CallerShape, threadId: string) {
+      return yield* Effect.flatMap(repo.getJson(caller, threadId), orNotFound("thread"))
     })
 
-    const create = Effect.fn("Threads.create")(function* (caller: CallerShape, input: CreateThread) {
+    const create = fn("Threads.create")(function* (caller: CallerShape, input: CreateThread) {
       const id = newId("thread")
       yield* repo.insert(caller, {
         id,
@@ -46,7 +48,7 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
       return id
     })
 
-    const update = Effect.fn("Threads.update")(function* (caller: CallerShape, threadId: string, input: UpdateThread) {
+    const update = fn("Threads.update")(function* (caller: CallerShape, threadId: string, input: UpdateThread) {
       yield* rowNotFoundAs404(
         repo.update(caller, threadId, {
           title: input.title,
@@ -58,25 +60,25 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
     })
 
     /** Messages and feedback go with the thread (foreign keys cascade). */
-    const remove = Effect.fn("Threads.remove")(function* (caller: CallerShape, threadId: string) {
+    const remove = fn("Threads.remove")(function* (caller: CallerShape, threadId: string) {
       yield* rowNotFoundAs404(repo.remove(caller, threadId))
     })
 
-    const requireVisible = Effect.fn("Threads.requireVisible")(function* (caller: CallerShape, threadId: string) {
+    const requireVisible = fn("Threads.requireVisible")(function* (caller: CallerShape, threadId: string) {
       if (!(yield* repo.exists(caller, threadId))) return yield* Effect.fail(notFound("thread"))
     })
 
     /** The project read API: every workspace of the project. */
-    const listProject = Effect.fn("Threads.listProject")(function* (projectId: string, query: ThreadListQuery) {
+    const listProject = fn("Threads.listProject")(function* (projectId: string, query: ThreadListQuery) {
       const after =
         query.after === undefined ? undefined : yield* cursor(repo.positionInProject(projectId, query.after), "project")
       return yield* repo.listProject(projectId, { limit: query.limit, isArchived: query.is_archived, after })
     })
 
-    const requireInProject = Effect.fn("Threads.requireInProject")(function* (projectId: string, threadId: string) {
+    const requireInProject = fn("Threads.requireInProject")(function* (projectId: string, threadId: string) {
       if (!(yield* repo.existsInProject(projectId, threadId))) return yield* Effect.fail(notFound("thread"))
     })
 
-    return { list, get, create, update, remove, requireVisible, listProject, requireInProject } as const
+    return { list, getJson, create, update, remove, requireVisible, listProject, requireInProject } as const
   })
 }) {}

@@ -21,6 +21,7 @@ import { orNotFound } from "./Found.js"
 import { ProjectsRepo } from "./storage/ProjectsRepo.js"
 import { ThreadsRepo } from "./storage/ThreadsRepo.js"
 import { TitleQuotaRepo, utcMonth } from "./storage/TitleQuotaRepo.js"
+import { fn } from "./Traced.js"
 import { toTurns } from "./titles/Conversation.js"
 import { type TitleGenerationFailed, TitleGenerator } from "./titles/TitleGenerator.js"
 import { TitleGeneratorLive } from "./titles/TitleGeneratorLive.js"
@@ -36,7 +37,7 @@ export class Titles extends Effect.Service<Titles>()("svc/Titles", {
     const generator = yield* TitleGenerator
 
     /** One title of the month taken, or none needed (unlimited plan); how to give it back. */
-    const reserve = Effect.fn("Titles.reserve")(function* (projectId: string) {
+    const reserve = fn("Titles.reserve")(function* (projectId: string) {
       const project = yield* projects.get(projectId)
       const limit =
         Limits.title.monthlyQuota[Option.match(project, { onNone: () => "hobby" as const, onSome: (p) => p.plan })]
@@ -56,7 +57,7 @@ export class Titles extends Effect.Service<Titles>()("svc/Titles", {
      * The title of a thread as a stream of deltas. The returned stream fails
      * with TitleGenerationFailed only after it has delivered a first delta.
      */
-    const stream = Effect.fn("Titles.stream")(function* (
+    const stream = fn("Titles.stream")(function* (
       caller: CallerShape,
       threadId: string,
       messages: ReadonlyArray<ChatMessage>

@@ -23,6 +23,7 @@ import {
   type UsageField,
   type UsageQuery
 } from "../schema/Usage.js"
+import { fn } from "./Traced.js"
 
 type MutableCounts = { -readonly [F in UsageField]: number }
 export type UsageDelta = Partial<UsageCounts>
@@ -153,7 +154,7 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
     yield* Effect.addFinalizer(() => flush)
 
     /** One row per day of the span (usageSpan), zeros included. */
-    const daily = Effect.fn("Usage.daily")(function* (projectId: string, query: UsageQuery) {
+    const daily = fn("Usage.daily")(function* (projectId: string, query: UsageQuery) {
       const { from, to } = yield* usageSpan(query, new Date(yield* Clock.currentTimeMillis))
       yield* flush
       const rows = yield* sql<UsageCounts & { day: string; active_users: number }>`
@@ -170,7 +171,7 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
     })
 
     /** The same figures summed over the span; active users are distinct over it. */
-    const period = Effect.fn("Usage.period")(function* (projectId: string, query: UsageQuery) {
+    const period = fn("Usage.period")(function* (projectId: string, query: UsageQuery) {
       const { from, to } = yield* usageSpan(query, new Date(yield* Clock.currentTimeMillis))
       yield* flush
       const [row] = yield* sql<UsageCounts & { active_users: number }>`

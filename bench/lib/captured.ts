@@ -15,7 +15,7 @@ import { readFileSync } from "node:fs"
 export const STATEMENT_NAMES = [
   "ApiKeysRepo.findActiveByHash",
   "ThreadsRepo.insert",
-  "ThreadsRepo.get",
+  "ThreadsRepo.getJson",
   "ThreadsRepo.exists",
   "MessagesRepo.append",
   "MessagesRepo.list",
@@ -34,7 +34,7 @@ export type StatementName = (typeof STATEMENT_NAMES)[number]
 export const ROUTES = {
   api_key: ["ApiKeysRepo.findActiveByHash"],
   create_thread: ["ThreadsRepo.insert"],
-  get_thread: ["ThreadsRepo.get"],
+  get_thread: ["ThreadsRepo.getJson"],
   append_message: ["MessagesRepo.append"],
   list_messages: ["ThreadsRepo.exists", "MessagesRepo.list"],
   run_report: ["RunsRepo.insert"],

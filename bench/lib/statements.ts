@@ -100,7 +100,9 @@ const SPECS: { readonly [N in StatementName]: Spec } = {
     },
     (a) => Effect.flatMap(ThreadsRepo, (repo) => repo.insert(a.scope, a.thread))
   ),
-  "ThreadsRepo.get": spec({ scope, id: text }, (a) => Effect.flatMap(ThreadsRepo, (repo) => repo.get(a.scope, a.id))),
+  "ThreadsRepo.getJson": spec({ scope, id: text }, (a) =>
+    Effect.flatMap(ThreadsRepo, (repo) => repo.getJson(a.scope, a.id))
+  ),
   "ThreadsRepo.exists": spec({ scope, id: text }, (a) =>
     Effect.flatMap(ThreadsRepo, (repo) => repo.exists(a.scope, a.id))
   ),

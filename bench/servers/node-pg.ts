@@ -42,8 +42,8 @@ const { "ThreadsRepo.insert": insertThread } = bindRoute(captured, "create_threa
     "thread.lastMessageAt"
   ]
 })
-const { "ThreadsRepo.get": getThreadRow } = bindRoute(captured, "get_thread", {
-  "ThreadsRepo.get": [...SCOPE, "id"]
+const { "ThreadsRepo.getJson": getThreadRow } = bindRoute(captured, "get_thread", {
+  "ThreadsRepo.getJson": [...SCOPE, "id"]
 })
 const { "MessagesRepo.append": appendMessageRow } = bindRoute(captured, "append_message", {
   "MessagesRepo.append": [
@@ -277,44 +277,16 @@ const createThread = async (request: IncomingMessage, response: ServerResponse) 
   send(response, 201, JSON.stringify({ thread_id: id }))
 }
 
-interface ThreadRow {
-  readonly id: string
-  readonly project_id: string
-  readonly workspace_id: string
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly title: string | null
-  readonly last_message_at: Date
-  readonly is_archived: boolean
-  readonly external_id: string | null
-  readonly metadata: unknown
-}
-
-/** GET /v1/threads/{id}: the row as the Thread schema writes it (its field order, ISO timestamps). */
+/** GET /v1/threads/{id}: the Thread JSON the statement makes (the gateway's own), written as is. */
 const getThread = async (request: IncomingMessage, response: ServerResponse, threadId: string) => {
   const caller = await authenticate(request)
-  const { rows } = await pool.query<ThreadRow>(
-    captured["ThreadsRepo.get"].text,
+  const { rows } = await pool.query<{ json: string }>(
+    captured["ThreadsRepo.getJson"].text,
     getThreadRow({ "scope.projectId": caller.projectId, "scope.workspaceId": caller.workspaceId, id: threadId })
   )
   const row = rows[0]
   if (row === undefined) throw new HttpFailure(404, "not_found", "thread not found")
-  send(
-    response,
-    200,
-    JSON.stringify({
-      id: row.id,
-      project_id: row.project_id,
-      workspace_id: row.workspace_id,
-      created_at: row.created_at.toISOString(),
-      updated_at: row.updated_at.toISOString(),
-      title: row.title,
-      last_message_at: row.last_message_at.toISOString(),
-      is_archived: row.is_archived,
-      external_id: row.external_id,
-      metadata: row.metadata
-    })
-  )
+  send(response, 200, row.json)
 }
 
 const appendMessage = async (request: IncomingMessage, response: ServerResponse, threadId: string) => {

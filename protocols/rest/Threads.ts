@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import { Caller } from "../../schema/Api/Security.js"
 import { Api } from "../../schema/Api.js"
 import { Threads } from "../../src/Threads.js"
+import { rawJson } from "./Messages.js"
 
 export const ThreadsLive = HttpApiBuilder.group(Api, "threads", (handlers) =>
   Effect.gen(function* () {
@@ -13,7 +14,9 @@ export const ThreadsLive = HttpApiBuilder.group(Api, "threads", (handlers) =>
           Effect.map((list) => ({ threads: list }))
         )
       )
-      .handle("get", ({ path }) => Effect.flatMap(Caller, (caller) => threads.get(caller, path.thread_id)))
+      .handle("get", ({ path }) =>
+        Effect.flatMap(Caller, (caller) => threads.getJson(caller, path.thread_id)).pipe(Effect.map(rawJson))
+      )
       .handle("create", ({ payload }) =>
         Effect.flatMap(Caller, (caller) => threads.create(caller, payload)).pipe(
           Effect.map((thread_id) => ({ thread_id }))

@@ -4,6 +4,7 @@ import { AppConfig } from "../Config.js"
 import { orNotFound } from "../Found.js"
 import { newId } from "../Ids.js"
 import { type ApiKeyRow, ApiKeysRepo } from "../storage/ApiKeysRepo.js"
+import { fn } from "../Traced.js"
 import { TtlCache } from "../TtlCache.js"
 import { hashSecret, newSecret } from "./Secrets.js"
 
@@ -30,7 +31,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
     const refused = new TtlCache<string, true>(10_000)
     let revocations = 0
 
-    const create = Effect.fn("ApiKeys.create")(function* (
+    const create = fn("ApiKeys.create")(function* (
       projectId: string,
       options: { readonly name?: string | undefined; readonly expiresInDays?: number | null | undefined }
     ) {
@@ -48,7 +49,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
       return { row, apiKey }
     })
 
-    const lookupAndRemember = Effect.fn("ApiKeys.verify")(function* (hash: string) {
+    const lookupAndRemember = fn("ApiKeys.verify")(function* (hash: string) {
       const revocationsBefore = revocations
       const row = Option.getOrUndefined(yield* repo.findActiveByHash(hash))
       const key = row ? { keyId: row.id, projectId: row.project_id } : undefined
@@ -73,11 +74,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
       return refused.get(hash) ? Effect.succeed(undefined) : lookupAndRemember(hash)
     }
 
-    const list = Effect.fn("ApiKeys.list")(function* (projectId: string) {
+    const list = fn("ApiKeys.list")(function* (projectId: string) {
       return yield* repo.list(projectId)
     })
 
-    const revoke = Effect.fn("ApiKeys.revoke")(function* (projectId: string, keyId: string) {
+    const revoke = fn("ApiKeys.revoke")(function* (projectId: string, keyId: string) {
       const hash = yield* Effect.flatMap(repo.revoke(projectId, keyId), orNotFound("API key"))
       revocations++
       accepted.delete(hash)

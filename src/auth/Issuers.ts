@@ -5,6 +5,7 @@ import type { ExternalIssuer } from "../../schema/Admin.js"
 import { orNotFound } from "../Found.js"
 import { IssuersRepo } from "../storage/IssuersRepo.js"
 import { ProjectsRepo } from "../storage/ProjectsRepo.js"
+import { fn } from "../Traced.js"
 import { TtlCache } from "../TtlCache.js"
 import { isIdentifiedIdentity } from "./Principals.js"
 import type { VerifiedToken } from "./Tokens.js"
@@ -82,12 +83,12 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
       })
 
     /** The project's settings, if it has a provider; 404 for a project that does not exist. */
-    const get = Effect.fn("Issuers.get")(function* (projectId: string) {
+    const get = fn("Issuers.get")(function* (projectId: string) {
       yield* Effect.flatMap(projects.get(projectId), orNotFound("project"))
       return yield* repo.get(projectId)
     })
 
-    const set = Effect.fn("Issuers.set")(function* (projectId: string, settings: ExternalIssuer) {
+    const set = fn("Issuers.set")(function* (projectId: string, settings: ExternalIssuer) {
       yield* Effect.flatMap(projects.get(projectId), orNotFound("project"))
       yield* repo.set(projectId, settings)
       trusted.delete(projectId)
@@ -95,7 +96,7 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
     })
 
     /** Whether there was a provider to remove; 404 for a project that does not exist. */
-    const clear = Effect.fn("Issuers.clear")(function* (projectId: string) {
+    const clear = fn("Issuers.clear")(function* (projectId: string) {
       yield* Effect.flatMap(projects.get(projectId), orNotFound("project"))
       const cleared = yield* repo.clear(projectId)
       trusted.delete(projectId)

@@ -10,6 +10,7 @@ import { RateLimiter } from "../RateLimiter.js"
 import { RefreshTokensRepo } from "../storage/RefreshTokensRepo.js"
 import { ThreadsRepo } from "../storage/ThreadsRepo.js"
 import { WorkspaceClaimsRepo } from "../storage/WorkspaceClaimsRepo.js"
+import { fn } from "../Traced.js"
 import { newAnonymousUserId } from "./Principals.js"
 import { hashSecret, newSecret } from "./Secrets.js"
 import { Tokens } from "./Tokens.js"
@@ -51,7 +52,7 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
      * A new anonymous user (its workspace is its own id) with a 30-day refresh
      * token; at most 30 a minute per client address (spec part 8).
      */
-    const createAnonymous = Effect.fn("Sessions.createAnonymous")(function* (projectId: string, clientAddress: string) {
+    const createAnonymous = fn("Sessions.createAnonymous")(function* (projectId: string, clientAddress: string) {
       yield* limiter.consume(`anonymous:${clientAddress}`, Limits.rate.anonymousCreatePerMinute, 60)
       const userId = newAnonymousUserId()
       const refreshToken = newSecret("rt")
@@ -65,11 +66,7 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
      * A new access token; the refresh token's expiry becomes now + 30 days.
      * At most 120 a minute per client address.
      */
-    const refresh = Effect.fn("Sessions.refresh")(function* (
-      projectId: string,
-      refreshToken: string,
-      clientAddress: string
-    ) {
+    const refresh = fn("Sessions.refresh")(function* (projectId: string, refreshToken: string, clientAddress: string) {
       yield* limiter.consume(`refresh:${clientAddress}`, Limits.rate.anonymousRefreshPerMinute, 60)
       const live = yield* Effect.flatMap(repo.extend(projectId, hashSecret(refreshToken)), liveOrRefused)
       return yield* session(projectId, live.user_id, refreshToken, live.expires_at)
@@ -81,7 +78,7 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
      * transaction, so all threads move or none, and of two concurrent claims
      * one wins.
      */
-    const claim = Effect.fn("Sessions.claim")(function* (caller: CallerShape, refreshToken: string) {
+    const claim = fn("Sessions.claim")(function* (caller: CallerShape, refreshToken: string) {
       if (caller.mode === "anonymous") {
         return yield* Effect.fail(new Forbidden({ message: "an anonymous user cannot claim threads" }))
       }

@@ -5,6 +5,7 @@ import { Forbidden } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { AppConfig } from "../Config.js"
 import { ulid } from "../Ids.js"
+import { fn } from "../Traced.js"
 import { isConsistentTokenIdentity } from "./Principals.js"
 import { SigningKeys } from "./SigningKeys.js"
 
@@ -22,7 +23,7 @@ export class Tokens extends Effect.Service<Tokens>()("svc/Tokens", {
     const issuer = yield* AppConfig.publicUrl
 
     /** A 5-minute JWT for the caller's user and workspace, scoped to its project. */
-    const issueAccessToken = Effect.fn("Tokens.issueAccessToken")(function* (caller: CallerShape) {
+    const issueAccessToken = fn("Tokens.issueAccessToken")(function* (caller: CallerShape) {
       const now = Math.floor(Date.now() / 1000)
       return yield* keys.sign({
         iss: issuer,
@@ -41,7 +42,7 @@ export class Tokens extends Effect.Service<Tokens>()("svc/Tokens", {
      * tokens. A token holder that could mint would renew its own access
      * indefinitely, past a revoked session or an external token's expiry.
      */
-    const mint = Effect.fn("Tokens.mint")(function* (caller: CallerShape) {
+    const mint = fn("Tokens.mint")(function* (caller: CallerShape) {
       if (caller.mode !== "api_key") {
         return yield* Effect.fail(new Forbidden({ message: "tokens are minted with an API key on the backend host" }))
       }

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { fn } from "../Traced.js"
 
 export interface ApiKeyRow {
   readonly id: string
@@ -28,7 +29,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("svc/ApiKeysRepo"
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal(COLUMNS)
     return {
-      insert: Effect.fn("ApiKeysRepo.insert")(
+      insert: fn("ApiKeysRepo.insert")(
         (key: NewApiKey) =>
           sql<ApiKeyRow>`INSERT INTO api_keys (project_id, id, name, prefix, key_hash, expires_at)
             VALUES (${key.projectId}, ${key.id}, ${key.name}, ${key.prefix}, ${key.keyHash}, ${key.expiresAt?.toISOString() ?? null})
@@ -38,7 +39,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("svc/ApiKeysRepo"
         Effect.orDie
       ),
       /** The live key with this hash: not revoked, not expired. */
-      findActiveByHash: Effect.fn("ApiKeysRepo.findActiveByHash")(
+      findActiveByHash: fn("ApiKeysRepo.findActiveByHash")(
         (keyHash: string) =>
           sql<ApiKeyRow>`SELECT ${cols} FROM api_keys
             WHERE key_hash = ${keyHash} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`.pipe(
@@ -46,12 +47,12 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("svc/ApiKeysRepo"
           ),
         Effect.orDie
       ),
-      list: Effect.fn("ApiKeysRepo.list")(
+      list: fn("ApiKeysRepo.list")(
         (projectId: string) => sql<ApiKeyRow>`SELECT ${cols} FROM api_keys WHERE project_id = ${projectId} ORDER BY id`,
         Effect.orDie
       ),
       /** The revoked key's hash; none when the project has no such key. */
-      revoke: Effect.fn("ApiKeysRepo.revoke")(
+      revoke: fn("ApiKeysRepo.revoke")(
         (projectId: string, id: string) =>
           sql<{ key_hash: string }>`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
             WHERE project_id = ${projectId} AND id = ${id} RETURNING key_hash`.pipe(

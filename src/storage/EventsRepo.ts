@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import { fn } from "../Traced.js"
 import { RowNotFound } from "./RowNotFound.js"
 import { isReferenceGone } from "./SqlErrors.js"
 import type { Scope } from "./ThreadsRepo.js"
@@ -95,8 +96,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("svc/EventsRepo", {
       )
 
     return {
-      visibleTargets: Effect.fn("EventsRepo.visibleTargets")(visibleTargets, Effect.orDie),
-      insert: Effect.fn("EventsRepo.insert")(insert, Effect.catchTag("SqlError", Effect.die))
+      visibleTargets: fn("EventsRepo.visibleTargets")(visibleTargets, Effect.orDie),
+      insert: fn("EventsRepo.insert")(insert, Effect.catchTag("SqlError", Effect.die))
     } as const
   })
 }) {}

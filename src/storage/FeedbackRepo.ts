@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import { fn } from "../Traced.js"
 import { RowNotFound } from "./RowNotFound.js"
 import { isReferenceGone } from "./SqlErrors.js"
 
@@ -37,6 +38,6 @@ export class FeedbackRepo extends Effect.Service<FeedbackRepo>()("svc/FeedbackRe
         Effect.catchIf(isReferenceGone, () => Effect.fail(new RowNotFound({ what: "message" })))
       )
 
-    return { upsert: Effect.fn("FeedbackRepo.upsert")(upsert, Effect.catchTag("SqlError", Effect.die)) } as const
+    return { upsert: fn("FeedbackRepo.upsert")(upsert, Effect.catchTag("SqlError", Effect.die)) } as const
   })
 }) {}

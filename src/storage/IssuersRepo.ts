@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { ExternalIssuer } from "../../schema/Admin.js"
+import { fn } from "../Traced.js"
 
 export class IssuersRepo extends Effect.Service<IssuersRepo>()("svc/IssuersRepo", {
   effect: Effect.gen(function* () {
@@ -20,10 +21,10 @@ export class IssuersRepo extends Effect.Service<IssuersRepo>()("svc/IssuersRepo"
         Effect.map((rows) => rows.length > 0)
       )
     return {
-      get: Effect.fn("IssuersRepo.get")(get, Effect.orDie),
-      set: Effect.fn("IssuersRepo.set")(set, Effect.asVoid, Effect.orDie),
+      get: fn("IssuersRepo.get")(get, Effect.orDie),
+      set: fn("IssuersRepo.set")(set, Effect.asVoid, Effect.orDie),
       /** Whether there was a provider to remove. */
-      clear: Effect.fn("IssuersRepo.clear")(clear, Effect.orDie)
+      clear: fn("IssuersRepo.clear")(clear, Effect.orDie)
     } as const
   })
 }) {}

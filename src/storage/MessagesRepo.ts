@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import { fn } from "../Traced.js"
 import { foundOrFail, RowNotFound } from "./RowNotFound.js"
 import { isReferenceGone } from "./SqlErrors.js"
 import { isoTimestampSql } from "./SqlText.js"
@@ -84,14 +85,15 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
         SELECT EXISTS (SELECT 1 FROM t) AS thread_found, (SELECT id FROM ins) AS id,
           (SELECT last_message_id FROM t) AS last_id,
           (SELECT last_message_id IS NOT NULL AND NOT (${message.id}::text > last_message_id) FROM t) AS stale`.pipe(
-        Effect.flatMap(([row]): Effect.Effect<string, RowNotFound | IdNotAfterLast> =>
-          !row?.thread_found
-            ? Effect.fail(new RowNotFound({ what: "thread" }))
-            : row.id !== null
-              ? Effect.succeed(row.id)
-              : row.stale && row.last_id !== null
-                ? Effect.fail(new IdNotAfterLast({ last: row.last_id }))
-                : Effect.fail(new RowNotFound({ what: "parent" }))
+        Effect.flatMap(
+          ([row]): Effect.Effect<string, RowNotFound | IdNotAfterLast> =>
+            !row?.thread_found
+              ? Effect.fail(new RowNotFound({ what: "thread" }))
+              : row.id !== null
+                ? Effect.succeed(row.id)
+                : row.stale && row.last_id !== null
+                  ? Effect.fail(new IdNotAfterLast({ last: row.last_id }))
+                  : Effect.fail(new RowNotFound({ what: "parent" }))
         ),
         // The thread was deleted between the check and the insert.
         Effect.catchIf(isReferenceGone, () => Effect.fail(new RowNotFound({ what: "thread" })))
@@ -135,10 +137,10 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
         SELECT count(*)::int AS deleted FROM gone`.pipe(Effect.map(([row]) => row?.deleted ?? 0))
 
     return {
-      append: Effect.fn("MessagesRepo.append")(append, Effect.catchTag("SqlError", Effect.die)),
-      list: Effect.fn("MessagesRepo.list")(list, Effect.orDie),
-      updateContent: Effect.fn("MessagesRepo.updateContent")(updateContent, Effect.catchTag("SqlError", Effect.die)),
-      removeWithDescendants: Effect.fn("MessagesRepo.removeWithDescendants")(removeWithDescendants, Effect.orDie)
+      append: fn("MessagesRepo.append")(append, Effect.catchTag("SqlError", Effect.die)),
+      list: fn("MessagesRepo.list")(list, Effect.orDie),
+      updateContent: fn("MessagesRepo.updateContent")(updateContent, Effect.catchTag("SqlError", Effect.die)),
+      removeWithDescendants: fn("MessagesRepo.removeWithDescendants")(removeWithDescendants, Effect.orDie)
     } as const
   })
 }) {}

@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import { fn } from "../Traced.js"
 import { foundOrFail } from "./RowNotFound.js"
 
 export class OriginsRepo extends Effect.Service<OriginsRepo>()("svc/OriginsRepo", {
@@ -26,8 +27,8 @@ export class OriginsRepo extends Effect.Service<OriginsRepo>()("svc/OriginsRepo"
         })
       )
     return {
-      list: Effect.fn("OriginsRepo.list")(list, Effect.orDie),
-      replace: Effect.fn("OriginsRepo.replace")(replace, Effect.catchTag("SqlError", Effect.die))
+      list: fn("OriginsRepo.list")(list, Effect.orDie),
+      replace: fn("OriginsRepo.replace")(replace, Effect.catchTag("SqlError", Effect.die))
     } as const
   })
 }) {}

@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { Plan } from "../../schema/Admin.js"
+import { fn } from "../Traced.js"
 import { RowNotFound } from "./RowNotFound.js"
 
 export interface ProjectRow {
@@ -29,7 +30,7 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("svc/ProjectsRe
        */
       exclusively: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
         sql.withTransaction(Effect.zipRight(sql`SELECT pg_advisory_xact_lock(7285471103)`, effect)).pipe(Effect.orDie),
-      insert: Effect.fn("ProjectsRepo.insert")(
+      insert: fn("ProjectsRepo.insert")(
         (id: string, name: string) => sql`INSERT INTO projects (id, name) VALUES (${id}, ${name})`.pipe(Effect.asVoid),
         Effect.orDie
       ),
@@ -37,25 +38,25 @@ export class ProjectsRepo extends Effect.Service<ProjectsRepo>()("svc/ProjectsRe
         Effect.orDie,
         Effect.withSpan("ProjectsRepo.list")
       ),
-      get: Effect.fn("ProjectsRepo.get")(
+      get: fn("ProjectsRepo.get")(
         (id: string) => sql<ProjectRow>`SELECT ${COLUMNS} FROM projects WHERE id = ${id}`.pipe(Effect.map(first)),
         Effect.orDie
       ),
-      setPlan: Effect.fn("ProjectsRepo.setPlan")(
+      setPlan: fn("ProjectsRepo.setPlan")(
         (id: string, plan: ProjectRow["plan"]) =>
           sql<ProjectRow>`UPDATE projects SET plan = ${plan} WHERE id = ${id} RETURNING ${COLUMNS}`.pipe(
             Effect.flatMap(oneOrNotFound)
           ),
         Effect.catchTag("SqlError", Effect.die)
       ),
-      testUserPrefixes: Effect.fn("ProjectsRepo.testUserPrefixes")(
+      testUserPrefixes: fn("ProjectsRepo.testUserPrefixes")(
         (id: string) =>
           sql<{ prefixes: Array<string> }>`SELECT test_user_prefixes AS prefixes FROM projects WHERE id = ${id}`.pipe(
             Effect.map((rows) => Option.map(first(rows), (row) => row.prefixes))
           ),
         Effect.orDie
       ),
-      setTestUserPrefixes: Effect.fn("ProjectsRepo.setTestUserPrefixes")(
+      setTestUserPrefixes: fn("ProjectsRepo.setTestUserPrefixes")(
         (id: string, prefixes: ReadonlyArray<string>) =>
           sql<{ prefixes: Array<string> }>`UPDATE projects
             SET test_user_prefixes = ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(prefixes)}::jsonb))

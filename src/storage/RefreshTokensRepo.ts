@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Limits } from "../../schema/Limits.js"
+import { fn } from "../Traced.js"
 import { RowNotFound } from "./RowNotFound.js"
 import { isReferenceGone } from "./SqlErrors.js"
 
@@ -18,7 +19,7 @@ export class RefreshTokensRepo extends Effect.Service<RefreshTokensRepo>()("svc/
     const live = (rows: ReadonlyArray<LiveRefreshToken>) => Option.fromNullable(rows[0])
     return {
       /** RowNotFound when the project does not exist. */
-      insert: Effect.fn("RefreshTokensRepo.insert")(
+      insert: fn("RefreshTokensRepo.insert")(
         (row: { projectId: string; id: string; tokenHash: string; userId: string }) =>
           sql<LiveRefreshToken>`INSERT INTO refresh_tokens (project_id, id, token_hash, user_id, expires_at)
             VALUES (${row.projectId}, ${row.id}, ${row.tokenHash}, ${row.userId}, now() + make_interval(days => ${DAYS}))
@@ -29,7 +30,7 @@ export class RefreshTokensRepo extends Effect.Service<RefreshTokensRepo>()("svc/
         Effect.catchTag("SqlError", Effect.die)
       ),
       /** A live token of the project gets now + 30 days; none for an unknown, expired or revoked one. */
-      extend: Effect.fn("RefreshTokensRepo.extend")(
+      extend: fn("RefreshTokensRepo.extend")(
         (projectId: string, tokenHash: string) =>
           sql<LiveRefreshToken>`UPDATE refresh_tokens SET expires_at = now() + make_interval(days => ${DAYS})
             WHERE project_id = ${projectId} AND token_hash = ${tokenHash} AND revoked_at IS NULL AND expires_at > now()
@@ -40,7 +41,7 @@ export class RefreshTokensRepo extends Effect.Service<RefreshTokensRepo>()("svc/
        * Revokes a live token of the project and answers its user; the row lock
        * makes one of two concurrent claims win, the other sees it revoked.
        */
-      revoke: Effect.fn("RefreshTokensRepo.revoke")(
+      revoke: fn("RefreshTokensRepo.revoke")(
         (projectId: string, tokenHash: string) =>
           sql<LiveRefreshToken>`UPDATE refresh_tokens SET revoked_at = now()
             WHERE project_id = ${projectId} AND token_hash = ${tokenHash} AND revoked_at IS NULL AND expires_at > now()

@@ -3,6 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Run, RunSummary } from "../../schema/Run.js"
+import { fn } from "../Traced.js"
 import { RowNotFound } from "./RowNotFound.js"
 import { whenReferenceGone } from "./SqlErrors.js"
 import { isoTimestampSql } from "./SqlText.js"
@@ -162,9 +163,9 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
       )
 
     return {
-      insert: Effect.fn("RunsRepo.insert")(insert, Effect.catchTag("SqlError", Effect.die)),
-      listJson: Effect.fn("RunsRepo.listJson")(listJson, Effect.orDie),
-      get: Effect.fn("RunsRepo.get")(get, Effect.orDie)
+      insert: fn("RunsRepo.insert")(insert, Effect.catchTag("SqlError", Effect.die)),
+      listJson: fn("RunsRepo.listJson")(listJson, Effect.orDie),
+      get: fn("RunsRepo.get")(get, Effect.orDie)
     } as const
   })
 }) {}

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { Score } from "../../schema/Score.js"
+import { fn } from "../Traced.js"
 import { RowNotFound } from "./RowNotFound.js"
 import { isReferenceGone } from "./SqlErrors.js"
 import type { Scope } from "./ThreadsRepo.js"
@@ -89,9 +90,9 @@ export class ScoresRepo extends Effect.Service<ScoresRepo>()("svc/ScoresRepo", {
     }
 
     return {
-      targets: Effect.fn("ScoresRepo.targets")(targets, Effect.orDie),
-      insert: Effect.fn("ScoresRepo.insert")(insert, Effect.catchTag("SqlError", Effect.die)),
-      list: Effect.fn("ScoresRepo.list")(list, Effect.orDie)
+      targets: fn("ScoresRepo.targets")(targets, Effect.orDie),
+      insert: fn("ScoresRepo.insert")(insert, Effect.catchTag("SqlError", Effect.die)),
+      list: fn("ScoresRepo.list")(list, Effect.orDie)
     } as const
   })
 }) {}

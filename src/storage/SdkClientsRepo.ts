@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { Limits } from "../../schema/Limits.js"
 import type { SdkIdentity } from "../../schema/SdkHeader.js"
+import { fn } from "../Traced.js"
 
 export interface SdkClientRow {
   readonly name: string
@@ -44,8 +45,8 @@ export class SdkClientsRepo extends Effect.Service<SdkClientsRepo>()("svc/SdkCli
         ORDER BY last_seen_at DESC, name, version`
     const prune = sql`DELETE FROM sdk_clients WHERE last_seen_at <= now() - make_interval(days => ${TTL_DAYS})`
     return {
-      touch: Effect.fn("SdkClientsRepo.touch")(touch, Effect.asVoid, Effect.orDie),
-      list: Effect.fn("SdkClientsRepo.list")(list, Effect.orDie),
+      touch: fn("SdkClientsRepo.touch")(touch, Effect.asVoid, Effect.orDie),
+      list: fn("SdkClientsRepo.list")(list, Effect.orDie),
       prune: prune.pipe(Effect.asVoid, Effect.orDie, Effect.withSpan("SdkClientsRepo.prune"))
     } as const
   })

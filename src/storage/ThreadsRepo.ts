@@ -3,7 +3,9 @@ import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Thread } from "../../schema/Thread.js"
+import { fn } from "../Traced.js"
 import { foundOrFail } from "./RowNotFound.js"
+import { isoTimestampSql } from "./SqlText.js"
 
 export interface Scope {
   readonly projectId: string
@@ -52,6 +54,16 @@ export interface ListOptions {
 const COLUMNS =
   "id, project_id, workspace_id, created_at, updated_at, title, last_message_at, is_archived, external_id, metadata"
 
+/**
+ * The columns of a thread as the wire writes it (the Thread schema's fields, in its order,
+ * timestamps as ISO 8601 UTC with milliseconds), made by the database as
+ * one JSON text: the protocol sends it as is, with no object built and
+ * encoded per request (measured in bench/, get_thread).
+ */
+const THREAD_JSON_COLUMNS = `id, project_id, workspace_id, ${isoTimestampSql("created_at")} AS created_at,
+  ${isoTimestampSql("updated_at")} AS updated_at, title, ${isoTimestampSql("last_message_at")} AS last_message_at,
+  is_archived, external_id, metadata`
+
 /** Where a thread sits in the list order (or sat, when deleted: its tombstone). */
 export interface ThreadPosition {
   readonly last_message_at: Date
@@ -62,6 +74,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal(COLUMNS)
+    const threadJson = sql.literal(THREAD_JSON_COLUMNS)
     const first = <A>(rows: ReadonlyArray<A>): Option.Option<A> => Option.fromNullable(rows[0])
 
     /** One page of threads in list order; `scope` is the WHERE clause that bounds the tenant. */
@@ -77,7 +90,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
 
     return {
       /** Where a thread of the workspace sits (or sat, if deleted) in the list order. */
-      position: Effect.fn("ThreadsRepo.position")(
+      position: fn("ThreadsRepo.position")(
         (scope: Scope, id: string) =>
           sql<ThreadPosition>`
             SELECT last_message_at, id FROM threads
@@ -90,14 +103,14 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         Effect.orDie
       ),
 
-      list: Effect.fn("ThreadsRepo.list")(
+      list: fn("ThreadsRepo.list")(
         (scope: Scope, options: ListOptions) =>
           page(sql`project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId}`, options),
         Effect.orDie
       ),
 
       /** The project read API: where a thread of any workspace sits (or sat). */
-      positionInProject: Effect.fn("ThreadsRepo.positionInProject")(
+      positionInProject: fn("ThreadsRepo.positionInProject")(
         (projectId: string, id: string) =>
           sql<ThreadPosition>`
             SELECT last_message_at, id FROM threads WHERE project_id = ${projectId} AND id = ${id}
@@ -109,12 +122,12 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       ),
 
       /** The project read API: the same list over every workspace of the project. */
-      listProject: Effect.fn("ThreadsRepo.listProject")(
+      listProject: fn("ThreadsRepo.listProject")(
         (projectId: string, options: ListOptions) => page(sql`project_id = ${projectId}`, options),
         Effect.orDie
       ),
 
-      existsInProject: Effect.fn("ThreadsRepo.existsInProject")(
+      existsInProject: fn("ThreadsRepo.existsInProject")(
         (projectId: string, id: string) =>
           sql`SELECT 1 AS one FROM threads WHERE project_id = ${projectId} AND id = ${id}`.pipe(
             Effect.map((rows) => rows.length > 0)
@@ -122,7 +135,17 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         Effect.orDie
       ),
 
-      get: Effect.fn("ThreadsRepo.get")(
+      /** The thread as wire JSON text (THREAD_JSON_COLUMNS). */
+      getJson: fn("ThreadsRepo.getJson")(
+        (scope: Scope, id: string) =>
+          sql<{ json: string }>`SELECT row_to_json(t)::text AS json FROM (SELECT ${threadJson} FROM threads
+            WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}) t`.pipe(
+            Effect.map((rows) => Option.map(first(rows), (row) => row.json))
+          ),
+        Effect.orDie
+      ),
+
+      get: fn("ThreadsRepo.get")(
         (scope: Scope, id: string) =>
           sql<ThreadRow>`SELECT ${cols} FROM threads
             WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
@@ -131,7 +154,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         Effect.orDie
       ),
 
-      insert: Effect.fn("ThreadsRepo.insert")(
+      insert: fn("ThreadsRepo.insert")(
         (scope: Scope, thread: NewThread) =>
           sql`INSERT INTO threads (project_id, id, workspace_id, user_id, title, external_id, metadata, last_message_at)
             VALUES (${scope.projectId}, ${thread.id}, ${scope.workspaceId}, ${thread.userId}, ${thread.title ?? null},
@@ -142,7 +165,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       ),
 
       /** Fails RowNotFound when the thread is not in scope. */
-      update: Effect.fn("ThreadsRepo.update")(
+      update: fn("ThreadsRepo.update")(
         (scope: Scope, id: string, changes: ThreadChanges) => {
           const sets = [sql`updated_at = now()`]
           if (changes.title !== undefined) sets.push(sql`title = ${changes.title}`)
@@ -159,7 +182,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       ),
 
       /** Deletes the thread (messages and feedback cascade) and leaves its tombstone; RowNotFound when not in scope. */
-      remove: Effect.fn("ThreadsRepo.remove")(
+      remove: fn("ThreadsRepo.remove")(
         (scope: Scope, id: string) =>
           sql<{ id: string }>`
             WITH gone AS (
@@ -179,7 +202,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       ),
 
       /** Sets the title only while the thread has none (null or blank); true when it was set. */
-      setTitleIfUntitled: Effect.fn("ThreadsRepo.setTitleIfUntitled")(
+      setTitleIfUntitled: fn("ThreadsRepo.setTitleIfUntitled")(
         (scope: Scope, id: string, title: string) =>
           sql`UPDATE threads SET title = ${title}, updated_at = now()
             WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
@@ -188,7 +211,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         Effect.orDie
       ),
 
-      exists: Effect.fn("ThreadsRepo.exists")(
+      exists: fn("ThreadsRepo.exists")(
         (scope: Scope, id: string) =>
           sql`SELECT 1 AS one FROM threads
             WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
@@ -202,7 +225,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
        * the user's messages and the threads' runs, scores and events; answers
        * how many threads moved.
        */
-      moveAll: Effect.fn("ThreadsRepo.moveAll")(
+      moveAll: fn("ThreadsRepo.moveAll")(
         (projectId: string, from: { workspaceId: string; userId: string }, to: Scope & { userId: string }) =>
           sql<{ n: number }>`
             WITH moved AS (

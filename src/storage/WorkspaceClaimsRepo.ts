@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import { fn } from "../Traced.js"
 
 /** Claimed anonymous workspaces (by attachment key segment), and where they went. */
 export class WorkspaceClaimsRepo extends Effect.Service<WorkspaceClaimsRepo>()("svc/WorkspaceClaimsRepo", {
@@ -7,7 +8,7 @@ export class WorkspaceClaimsRepo extends Effect.Service<WorkspaceClaimsRepo>()("
     const sql = yield* SqlClient.SqlClient
 
     return {
-      record: Effect.fn("WorkspaceClaimsRepo.record")(
+      record: fn("WorkspaceClaimsRepo.record")(
         (projectId: string, fromSegment: string, toWorkspace: string) =>
           sql`INSERT INTO workspace_claims (project_id, from_segment, to_workspace)
             VALUES (${projectId}, ${fromSegment}, ${toWorkspace})
@@ -17,7 +18,7 @@ export class WorkspaceClaimsRepo extends Effect.Service<WorkspaceClaimsRepo>()("
         Effect.orDie
       ),
       /** true when the workspace of `fromSegment` was claimed into `workspace`. */
-      claimedInto: Effect.fn("WorkspaceClaimsRepo.claimedInto")(
+      claimedInto: fn("WorkspaceClaimsRepo.claimedInto")(
         (projectId: string, fromSegment: string, workspace: string) =>
           sql`SELECT 1 AS one FROM workspace_claims
             WHERE project_id = ${projectId} AND from_segment = ${fromSegment} AND to_workspace = ${workspace}`.pipe(

@@ -123,8 +123,8 @@ describe("bench: node:http + pg runs the repositories' own statements", () => {
       expectRoute("create_thread", created.texts)
       threadId = created.value
 
-      const got = await statementsOf(Effect.flatMap(Threads, (threads) => threads.get(caller, threadId)))
-      expect(got.value.id).toBe(threadId)
+      const got = await statementsOf(Effect.flatMap(Threads, (threads) => threads.getJson(caller, threadId)))
+      expect(JSON.parse(got.value).id).toBe(threadId)
       expectRoute("get_thread", got.texts)
     })
 
