@@ -15,14 +15,15 @@ export class Origins extends Effect.Service<Origins>()("svc/Origins", {
   effect: Effect.gen(function* () {
     const repo = yield* OriginsRepo
     const projects = yield* ProjectsRepo
-    const cache = new TtlCache<string, ReadonlySet<string>>(MAX_PROJECTS)
+    const clock = yield* Effect.clock
+    const cache = new TtlCache<string, ReadonlySet<string>>(MAX_PROJECTS, () => clock.unsafeCurrentTimeMillis())
 
     const allowed = (projectId: string): Effect.Effect<ReadonlySet<string>> => {
       const cached = cache.get(projectId)
       if (cached !== undefined) return Effect.succeed(cached)
       return Effect.map(repo.list(projectId), (list) => {
         const origins: ReadonlySet<string> = new Set(list)
-        cache.set(projectId, origins, Date.now() + CACHE_MS)
+        cache.set(projectId, origins, clock.unsafeCurrentTimeMillis() + CACHE_MS)
         return origins
       })
     }

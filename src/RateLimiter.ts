@@ -1,5 +1,4 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { fn } from "./Traced.js"
@@ -29,10 +28,11 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("svc/RateLimiter"
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const scope = yield* Effect.scope
+    const clock = yield* Effect.clock
 
     /** Counts `cost` hits (events in a batch, say) against `limit` a window. */
     const hit = fn("RateLimiter.hit")(function* (key: string, limit: number, windowSeconds: number, cost = 1) {
-      const now = yield* Clock.currentTimeMillis
+      const now = clock.unsafeCurrentTimeMillis()
       const windowMs = windowSeconds * 1000
       const windowStart = Math.floor(now / windowMs) * windowMs
       const [row] = yield* sql<{ hits: number }>`

@@ -25,10 +25,11 @@ export class SdkClients extends Effect.Service<SdkClients>()("svc/SdkClients", {
       Effect.forkIn(scope)
     )
     const lastTouched = new Map<string, number>()
+    const clock = yield* Effect.clock
 
     const record = (projectId: string, identities: ReadonlyArray<SdkIdentity>): Effect.Effect<void> => {
       if (identities.length === 0) return Effect.void
-      const now = Date.now()
+      const now = clock.unsafeCurrentTimeMillis()
       const due = identities.filter((identity) => {
         const key = `${projectId}\u0000${identity.name}\u0000${identity.version}`
         const last = lastTouched.get(key)

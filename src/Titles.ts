@@ -35,6 +35,7 @@ export class Titles extends Effect.Service<Titles>()("svc/Titles", {
     const quota = yield* TitleQuotaRepo
     const usage = yield* Usage
     const generator = yield* TitleGenerator
+    const clock = yield* Effect.clock
 
     /** One title of the month taken, or none needed (unlimited plan); how to give it back. */
     const reserve = fn("Titles.reserve")(function* (projectId: string) {
@@ -42,7 +43,7 @@ export class Titles extends Effect.Service<Titles>()("svc/Titles", {
       const limit =
         Limits.title.monthlyQuota[Option.match(project, { onNone: () => "hobby" as const, onSome: (p) => p.plan })]
       if (limit === null) return Effect.void
-      const month = utcMonth(new Date())
+      const month = utcMonth(new Date(clock.unsafeCurrentTimeMillis()))
       if (!(yield* quota.reserve(projectId, month, limit))) {
         return yield* Effect.fail(
           new QuotaExceeded({

@@ -6,12 +6,16 @@
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, { readonly value: V; readonly until: number }>()
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(
+    private readonly maxEntries: number,
+    /** Epoch milliseconds now (the service's Clock, so tests can move it). */
+    private readonly now: () => number = Date.now
+  ) {}
 
   /** The value, while it has not expired. */
   get(key: K): V | undefined {
     const entry = this.entries.get(key)
-    return entry !== undefined && entry.until > Date.now() ? entry.value : undefined
+    return entry !== undefined && entry.until > this.now() ? entry.value : undefined
   }
 
   /** Keeps `value` until the epoch millisecond `until`. */

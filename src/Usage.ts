@@ -10,7 +10,6 @@
  * data they count).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
@@ -94,7 +93,13 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
     const sql = yield* SqlClient.SqlClient
     let pending = new Map<string, Pending>()
 
-    const record = (projectId: string, userId: string, delta: UsageDelta, at: Date = new Date()): void => {
+    const clock = yield* Effect.clock
+    const record = (
+      projectId: string,
+      userId: string,
+      delta: UsageDelta,
+      at: Date = new Date(clock.unsafeCurrentTimeMillis())
+    ): void => {
       const day = utcDay(at)
       const key = `${projectId}\u0000${day}\u0000${userId}`
       let entry = pending.get(key)
@@ -155,7 +160,7 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
 
     /** One row per day of the span (usageSpan), zeros included. */
     const daily = fn("Usage.daily")(function* (projectId: string, query: UsageQuery) {
-      const { from, to } = yield* usageSpan(query, new Date(yield* Clock.currentTimeMillis))
+      const { from, to } = yield* usageSpan(query, new Date(clock.unsafeCurrentTimeMillis()))
       yield* flush
       const rows = yield* sql<UsageCounts & { day: string; active_users: number }>`
         SELECT to_char(u.day, 'YYYY-MM-DD') AS day, ${sql.literal(sumColumns)}, count(*)::int AS active_users
@@ -172,7 +177,7 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
 
     /** The same figures summed over the span; active users are distinct over it. */
     const period = fn("Usage.period")(function* (projectId: string, query: UsageQuery) {
-      const { from, to } = yield* usageSpan(query, new Date(yield* Clock.currentTimeMillis))
+      const { from, to } = yield* usageSpan(query, new Date(clock.unsafeCurrentTimeMillis()))
       yield* flush
       const [row] = yield* sql<UsageCounts & { active_users: number }>`
         SELECT ${sql.literal(sumColumns)}, count(DISTINCT u.user_id)::int AS active_users

@@ -6,7 +6,9 @@
 
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
 import * as ConfigProvider from "effect/ConfigProvider"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -64,8 +66,46 @@ export const stores: ReadonlyArray<StoreUnderTest> = process.env.TEST_DATABASE_U
   ? [pglite, postgres(process.env.TEST_DATABASE_URL)]
   : [pglite]
 
+/**
+ * The gateway's clock in tests: real time shifted by `offsetMs`, which a test
+ * moves to put itself where it needs to be (the start of a rate-limit
+ * minute, five minutes after a token was issued, next month) instead of
+ * waiting. Services read time through their Clock; sleeps are real.
+ */
+export class ShiftableClock implements Clock.Clock {
+  readonly [Clock.ClockTypeId]: Clock.ClockTypeId = Clock.ClockTypeId
+  offsetMs = 0
+  private readonly real = Clock.make()
+  unsafeCurrentTimeMillis(): number {
+    return this.real.unsafeCurrentTimeMillis() + this.offsetMs
+  }
+  unsafeCurrentTimeNanos(): bigint {
+    return this.real.unsafeCurrentTimeNanos() + BigInt(this.offsetMs) * 1_000_000n
+  }
+  get currentTimeMillis(): Effect.Effect<number> {
+    return Effect.sync(() => this.unsafeCurrentTimeMillis())
+  }
+  get currentTimeNanos(): Effect.Effect<bigint> {
+    return Effect.sync(() => this.unsafeCurrentTimeNanos())
+  }
+  sleep(duration: Duration.Duration): Effect.Effect<void> {
+    return this.real.sleep(duration)
+  }
+  /** Moves the clock by `ms` (forward or back). */
+  advance(ms: number): void {
+    this.offsetMs += ms
+  }
+  /** Puts the clock `intoMs` into the next window of `windowMs` (a fresh rate-limit minute, say). */
+  toNextWindow(windowMs: number, intoMs = 1_000): void {
+    const now = this.unsafeCurrentTimeMillis()
+    this.advance(Math.ceil((now + 1) / windowMs) * windowMs + intoMs - now)
+  }
+}
+
 export interface Gateway {
   readonly baseUrl: string
+  /** The gateway's clock (real time until a test moves it). */
+  readonly clock: ShiftableClock
   /** Runs SQL on the gateway's own store (fixtures a client cannot make, e.g. an expired key). */
   readonly sql: <Row extends object = Record<string, unknown>>(
     text: string,
@@ -76,11 +116,13 @@ export interface Gateway {
 
 /** Starts the whole gateway on 127.0.0.1:<free port>. */
 export const startGateway = async (store: Database.StoreKind, env: Record<string, string> = {}): Promise<Gateway> => {
+  const clock = new ShiftableClock()
   const config = ConfigProvider.fromMap(
     new Map(Object.entries({ ADMIN_TOKEN, BOOTSTRAP_DEFAULT_PROJECT: "false", PORT: "0", HOST: "127.0.0.1", ...env }))
   )
   const layer = gatewayLayer(Database.layerFor(store, 5)).pipe(
     Layer.provide(Logger.minimumLogLevel(process.env.TEST_LOG ? LogLevel.Debug : LogLevel.None)),
+    Layer.provide(Layer.setClock(clock)),
     Layer.provide(Layer.setConfigProvider(config))
   )
   const scope = Effect.runSync(Scope.make())
@@ -91,6 +133,7 @@ export const startGateway = async (store: Database.StoreKind, env: Record<string
   const sqlClient = Effect.runSync(Effect.provide(SqlClient.SqlClient, context))
   return {
     baseUrl: `http://127.0.0.1:${address.port}`,
+    clock,
     sql: <Row extends object>(text: string, params: ReadonlyArray<unknown> = []) =>
       Effect.runPromise(sqlClient.unsafe<Row>(text, params)),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
@@ -176,6 +219,7 @@ export const useGateway = (storeUnderTest: StoreUnderTest, env: Record<string, s
     store: { kind: "embedded", dataDir: undefined },
     current: {
       baseUrl: "",
+      clock: new ShiftableClock(),
       sql: () => Promise.reject(new Error("gateway not started")),
       close: async () => {}
     }

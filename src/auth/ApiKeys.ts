@@ -27,8 +27,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
     // keys out. Each map drops its oldest entry when full. Revocation in this
     // process evicts at once (a lookup that raced with it is not cached);
     // other processes see it within API_KEY_CACHE_MS.
-    const accepted = new TtlCache<string, VerifiedKey>(10_000)
-    const refused = new TtlCache<string, true>(10_000)
+    const clock = yield* Effect.clock
+    const now = () => clock.unsafeCurrentTimeMillis()
+    const accepted = new TtlCache<string, VerifiedKey>(10_000, now)
+    const refused = new TtlCache<string, true>(10_000, now)
     let revocations = 0
 
     const create = fn("ApiKeys.create")(function* (
@@ -44,7 +46,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
         name: options.name ?? null,
         prefix: apiKey.slice(0, PREFIX_LENGTH),
         keyHash: hashSecret(apiKey),
-        expiresAt: days === null ? null : new Date(Date.now() + days * 86_400_000)
+        expiresAt: days === null ? null : new Date(now() + days * 86_400_000)
       })
       return { row, apiKey }
     })
@@ -55,7 +57,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
       const key = row ? { keyId: row.id, projectId: row.project_id } : undefined
       if (cacheMs > 0 && revocations === revocationsBefore) {
         // Never remembered past the key's own expiry.
-        const until = Math.min(Date.now() + cacheMs, row?.expires_at?.getTime() ?? Number.POSITIVE_INFINITY)
+        const until = Math.min(now() + cacheMs, row?.expires_at?.getTime() ?? Number.POSITIVE_INFINITY)
         if (key) accepted.set(hash, key, until)
         else refused.set(hash, true, until)
       }

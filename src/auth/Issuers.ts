@@ -31,7 +31,8 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
   effect: Effect.gen(function* () {
     const repo = yield* IssuersRepo
     const projects = yield* ProjectsRepo
-    const trusted = new TtlCache<string, Trusted>(10_000)
+    const clock = yield* Effect.clock
+    const trusted = new TtlCache<string, Trusted>(10_000, () => clock.unsafeCurrentTimeMillis())
 
     const load = (projectId: string): Effect.Effect<Trusted> => {
       const cached = trusted.get(projectId)
@@ -51,7 +52,7 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
                   cooldownDuration: JWKS_COOLDOWN_MS
                 })
         const entry: Trusted = { settings, keys }
-        trusted.set(projectId, entry, Date.now() + SETTINGS_MS)
+        trusted.set(projectId, entry, clock.unsafeCurrentTimeMillis() + SETTINGS_MS)
         return entry
       })
     }
@@ -65,7 +66,8 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
             algorithms: ALGORITHMS,
             issuer: settings.issuer,
             audience: settings.audience,
-            requiredClaims: ["exp"]
+            requiredClaims: ["exp"],
+            currentDate: new Date(clock.unsafeCurrentTimeMillis())
           })
         ).pipe(
           Effect.map(({ payload }): VerifiedToken | undefined => {

@@ -21,10 +21,11 @@ export class Tokens extends Effect.Service<Tokens>()("svc/Tokens", {
   effect: Effect.gen(function* () {
     const keys = yield* SigningKeys
     const issuer = yield* AppConfig.publicUrl
+    const clock = yield* Effect.clock
 
     /** A 5-minute JWT for the caller's user and workspace, scoped to its project. */
     const issueAccessToken = fn("Tokens.issueAccessToken")(function* (caller: CallerShape) {
-      const now = Math.floor(Date.now() / 1000)
+      const now = Math.floor(clock.unsafeCurrentTimeMillis() / 1000)
       return yield* keys.sign({
         iss: issuer,
         aud: caller.projectId,
@@ -63,7 +64,8 @@ export class Tokens extends Effect.Service<Tokens>()("svc/Tokens", {
           algorithms: [...keys.algorithms],
           issuer,
           audience: projectId,
-          requiredClaims: ["sub", "exp", "iat"]
+          requiredClaims: ["sub", "exp", "iat"],
+          currentDate: new Date(clock.unsafeCurrentTimeMillis())
         })
       ).pipe(
         Effect.map(({ payload }): VerifiedToken | undefined => {

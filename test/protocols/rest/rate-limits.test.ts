@@ -1,12 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import { call, createProject, type Gateway, type Reply, startGateway, stores, useGateway } from "../../layers.js"
 
-/** Keeps a burst inside one fixed minute window. */
-const awayFromMinuteEdge = async () => {
-  const second = new Date().getUTCSeconds()
-  if (second >= 45) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000))
-}
-
 const anonymousFrom = (gateway: Gateway, projectId: string, client: string) =>
   call(gateway.baseUrl, "POST", `/p/${projectId}/v1/auth/tokens/anonymous`, {
     headers: { "x-forwarded-for": `${client}, 10.0.0.9` }
@@ -31,7 +25,8 @@ describe.each(stores)("per-address rate limits ($name)", (storeUnderTest) => {
   })
 
   it("anonymous create: 30 a minute per client address, then 429 with Retry-After", async () => {
-    await awayFromMinuteEdge()
+    // The start of a fixed minute window, so the burst never straddles two.
+    handle.current.clock.toNextWindow(60_000)
     const replies = await Promise.all(
       Array.from({ length: 30 }, () => anonymousFrom(handle.current, projectId, "203.0.113.1"))
     )
@@ -39,10 +34,24 @@ describe.each(stores)("per-address rate limits ($name)", (storeUnderTest) => {
     expectRateLimited(await anonymousFrom(handle.current, projectId, "203.0.113.1"))
     // Another client address has its own budget.
     expect((await anonymousFrom(handle.current, projectId, "203.0.113.2")).status).toBe(200)
+    // The next minute is a new window.
+    handle.current.clock.toNextWindow(60_000)
+    expect((await anonymousFrom(handle.current, projectId, "203.0.113.1")).status).toBe(200)
+  })
+
+  it("Retry-After counts down to the end of the window", async () => {
+    handle.current.clock.toNextWindow(60_000, 45_000)
+    await Promise.all(Array.from({ length: 30 }, () => anonymousFrom(handle.current, projectId, "203.0.113.6")))
+    const refused = await anonymousFrom(handle.current, projectId, "203.0.113.6")
+    expectRateLimited(refused)
+    // 45 s into the minute: 15 s (or 14, with the milliseconds spent) to go.
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(14)
+    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(15)
   })
 
   it("refresh: 120 a minute per client address", async () => {
-    await awayFromMinuteEdge()
+    // The start of a fixed minute window, so the burst never straddles two.
+    handle.current.clock.toNextWindow(60_000)
     const session = (await anonymousFrom(handle.current, projectId, "203.0.113.3")).body
     const refresh = () =>
       call(handle.current.baseUrl, "POST", `/p/${projectId}/v1/auth/tokens/refresh`, {
@@ -59,8 +68,10 @@ describe.each(stores)("per-address rate limits ($name)", (storeUnderTest) => {
   })
 
   it.skipIf(storeUnderTest.name !== "postgres")("two gateways on one PostgreSQL share the limit", async () => {
-    await awayFromMinuteEdge()
     const second = await startGateway(handle.store, { TRUSTED_PROXIES: "127.0.0.1, 10.0.0.9" })
+    // Both gateways at the start of one fixed minute window, whatever the real second is.
+    handle.current.clock.toNextWindow(60_000)
+    second.clock.offsetMs = handle.current.clock.offsetMs
     try {
       const both = await Promise.all(
         Array.from({ length: 30 }, (_, index) =>
@@ -84,7 +95,8 @@ describe.each(stores)("client address without trusted proxies ($name)", (storeUn
   })
 
   it("ignores X-Forwarded-For: a client cannot pick a fresh address", async () => {
-    await awayFromMinuteEdge()
+    // The start of a fixed minute window, so the burst never straddles two.
+    handle.current.clock.toNextWindow(60_000)
     const replies = await Promise.all(
       Array.from({ length: 31 }, (_, index) => anonymousFrom(handle.current, projectId, `198.51.100.${index}`))
     )

@@ -13,8 +13,8 @@ const assistantText = (text: string) => ({ role: "assistant", content: [{ type: 
 
 const wordCount = (title: string) => title.trim().split(/\s+/).length
 
-/** The current UTC month's first day, as the quota table keys it. */
-const thisMonth = () => `${new Date().toISOString().slice(0, 7)}-01`
+/** The UTC month's first day of an instant, as the quota table keys it. */
+const monthOf = (ms: number) => `${new Date(ms).toISOString().slice(0, 7)}-01`
 
 describe.each(stores)("thread titles, extractive ($name)", (storeUnderTest) => {
   const handle = useGateway(storeUnderTest)
@@ -27,6 +27,8 @@ describe.each(stores)("thread titles, extractive ($name)", (storeUnderTest) => {
       body: { thread_id: threadId, assistant_id: assistant, messages },
       headers: { accept: "text/plain" }
     })
+
+  const thisMonth = () => monthOf(handle.current.clock.unsafeCurrentTimeMillis())
 
   const used = async (projectId = project.project_id): Promise<number> => {
     const rows = await handle.current.sql<{ used: number }>(
@@ -210,6 +212,24 @@ describe.each(stores)("thread titles, extractive ($name)", (storeUnderTest) => {
     expectTitleReply(reply)
     expect(reply.text.trim()).toBe("One title too many")
     expect(await used(hobby.project_id)).toBe(500)
+  })
+
+  it("a new month gives the quota back", async () => {
+    const project = await createProject(handle.current, "monthly-quota")
+    const user = asUser(handle.current, project.api_key, "u", "w")
+    await setUsed(project.project_id, 500)
+    expectQuotaExceeded(await titleOf(user, await newThread(user), [userText("Past the quota this month")]))
+    const clock = handle.current.clock
+    const start = clock.offsetMs
+    try {
+      const now = new Date(clock.unsafeCurrentTimeMillis())
+      const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 0, 0, 1)
+      clock.advance(nextMonth - now.getTime())
+      expectTitleReply(await titleOf(user, await newThread(user), [userText("First title of the new month")]))
+      expect(await used(project.project_id)).toBe(1)
+    } finally {
+      clock.offsetMs = start
+    }
   })
 
   it("gives a pro project 5,000 titles a month", async () => {

@@ -101,6 +101,24 @@ describe.each(stores)("service-issued tokens ($name)", (storeUnderTest) => {
     expect(refreshed.status).toBe(401)
   })
 
+  it("an access token, service or anonymous, stops working when its 5 minutes are over", async () => {
+    const project = await createProject(handle.current)
+    const jwtUser = await asJwtUser(handle.current, project, "alice", "ws-expiry")
+    const anonymous = await asAnonymous(handle.current, project.project_id)
+    const clock = handle.current.clock
+    const start = clock.offsetMs
+    try {
+      clock.advance(299_000)
+      expect((await jwtUser("GET", "/threads")).status).toBe(200)
+      expect((await anonymous.client("GET", "/threads")).status).toBe(200)
+      clock.advance(2_000)
+      expectError(await jwtUser("GET", "/threads"), 401)
+      expectError(await anonymous.client("GET", "/threads"), 401)
+    } finally {
+      clock.offsetMs = start
+    }
+  })
+
   it("the admin API is served on the backend host only, the anonymous routes on the frontend URL only", async () => {
     const reply = await call(handle.current.baseUrl, "GET", `/p/${projectId}/v1/admin/projects`, {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` }
