@@ -11,12 +11,12 @@ import * as LogLevel from "effect/LogLevel"
 import { runCli } from "../protocols/cli/Commands.js"
 import { Issuers } from "../src/auth/Issuers.js"
 import { Origins } from "../src/Origins.js"
-import { Projects } from "../src/Projects.js"
+import { ProjectAdmin } from "../src/ProjectAdmin.js"
 import * as Database from "../src/storage/Database.js"
 
 const on = <A, E, R>(service: Layer.Layer<A, E, R>) => service.pipe(Layer.provide(Database.layer))
 
-runCli({ projects: on(Projects.Default), origins: on(Origins.Default), issuers: on(Issuers.Default) })(
+runCli({ projects: on(ProjectAdmin.Default), origins: on(Origins.Default), issuers: on(Issuers.Default) })(
   process.argv
 ).pipe(
   Effect.provide(NodeContext.layer),

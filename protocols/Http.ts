@@ -17,11 +17,13 @@ import { JwksRoutes } from "./Jwks.js"
 import { AdminLive } from "./rest/Admin.js"
 import { AdminAuthLive, AuthenticatedLive, ProjectApiKeyLive } from "./rest/Auth.js"
 import { AuthTokensLive } from "./rest/AuthTokens.js"
+import { EventsLive } from "./rest/Events.js"
 import { FilesLive } from "./rest/Files.js"
 import { gatewayMiddleware } from "./rest/Gateway.js"
 import { MessagesLive } from "./rest/Messages.js"
-import { ProjectsLive } from "./rest/Projects.js"
+import { ProjectReadLive } from "./rest/ProjectRead.js"
 import { RunsLive } from "./rest/Runs.js"
+import { ScoresLive } from "./rest/Scores.js"
 import { ClaimLive, SessionsLive } from "./rest/Sessions.js"
 import { ThreadsLive } from "./rest/Threads.js"
 import { TitlesLive } from "./rest/Titles.js"
@@ -37,7 +39,9 @@ const ApiRoutes = HttpLayerRouter.addHttpApi(Api, { openapiPath: OPENAPI_PATH })
     SessionsLive,
     ClaimLive,
     RunsLive,
-    ProjectsLive
+    ScoresLive,
+    EventsLive,
+    ProjectReadLive
   ]),
   Layer.provide(TitlesLive),
   Layer.provide(FilesLive),

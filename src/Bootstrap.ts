@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AppConfig } from "./Config.js"
-import { Projects } from "./Projects.js"
+import { ProjectAdmin } from "./ProjectAdmin.js"
 
 /**
  * First start on an empty store: create the project `default` and print its id
@@ -10,7 +10,7 @@ import { Projects } from "./Projects.js"
 export const BootstrapLive = Layer.effectDiscard(
   Effect.gen(function* () {
     if (!(yield* AppConfig.bootstrap)) return
-    const created = yield* (yield* Projects).bootstrap()
+    const created = yield* (yield* ProjectAdmin).bootstrap()
     if (created === undefined) return
     yield* Effect.sync(() =>
       process.stdout.write(

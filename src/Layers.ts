@@ -13,7 +13,7 @@ import { Events } from "./Events.js"
 import { Files } from "./Files.js"
 import { Messages } from "./Messages.js"
 import { Origins } from "./Origins.js"
-import { Projects } from "./Projects.js"
+import { ProjectAdmin } from "./ProjectAdmin.js"
 import { RateLimiter } from "./RateLimiter.js"
 import { Readiness } from "./Readiness.js"
 import { Runs } from "./Runs.js"
@@ -32,7 +32,7 @@ export const BlobStoreLive = Layer.unwrapEffect(
 export const ServicesLive = Layer.mergeAll(
   Threads.Default,
   Messages.Default,
-  Projects.Default,
+  ProjectAdmin.Default,
   ApiKeys.Default,
   SdkClients.Default,
   SigningKeys.Default,

@@ -100,7 +100,7 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       return yield* repo.removeWithDescendants(caller.projectId, threadId, [...new Set(messageIds)])
     })
 
-    const giveFeedback = fn("Messages.feedback")(function* (
+    const giveFeedback = fn("Messages.giveFeedback")(function* (
       caller: CallerShape,
       threadId: string,
       messageId: string,

@@ -1,12 +1,12 @@
+import * as Cache from "effect/Cache"
 import * as Effect from "effect/Effect"
 import { orNotFound, rowNotFoundAs404 } from "./Found.js"
 import { OriginsRepo } from "./storage/OriginsRepo.js"
 import { ProjectsRepo } from "./storage/ProjectsRepo.js"
 import { fn } from "./Traced.js"
-import { TtlCache } from "./TtlCache.js"
 
 /** How long a project's list is remembered; an update in this process evicts it at once. */
-const CACHE_MS = 5_000
+const CACHE_TTL = "5 seconds"
 const MAX_PROJECTS = 10_000
 
 /** The allowed browser origins of each project (CORS on the frontend base URL). */
@@ -15,18 +15,14 @@ export class Origins extends Effect.Service<Origins>()("svc/Origins", {
   effect: Effect.gen(function* () {
     const repo = yield* OriginsRepo
     const projects = yield* ProjectsRepo
-    const clock = yield* Effect.clock
-    const cache = new TtlCache<string, ReadonlySet<string>>(MAX_PROJECTS, () => clock.unsafeCurrentTimeMillis())
+    // Concurrent misses of one project share one query.
+    const cache = yield* Cache.make({
+      capacity: MAX_PROJECTS,
+      timeToLive: CACHE_TTL,
+      lookup: (projectId: string) => Effect.map(repo.list(projectId), (list): ReadonlySet<string> => new Set(list))
+    })
 
-    const allowed = (projectId: string): Effect.Effect<ReadonlySet<string>> => {
-      const cached = cache.get(projectId)
-      if (cached !== undefined) return Effect.succeed(cached)
-      return Effect.map(repo.list(projectId), (list) => {
-        const origins: ReadonlySet<string> = new Set(list)
-        cache.set(projectId, origins, clock.unsafeCurrentTimeMillis() + CACHE_MS)
-        return origins
-      })
-    }
+    const allowed = (projectId: string): Effect.Effect<ReadonlySet<string>> => cache.get(projectId)
 
     /** A project's list; 404 for a project that does not exist. */
     const list = fn("Origins.list")(function* (projectId: string) {
@@ -37,7 +33,7 @@ export class Origins extends Effect.Service<Origins>()("svc/Origins", {
     const replace = fn("Origins.replace")(function* (projectId: string, origins: ReadonlyArray<string>) {
       const unique = [...new Set(origins)]
       yield* rowNotFoundAs404(repo.replace(projectId, unique))
-      cache.delete(projectId)
+      yield* cache.invalidate(projectId)
       return unique.sort()
     })
 

@@ -17,7 +17,7 @@ import { AllowedOrigins, CreateProject, ExternalIssuer, Plan, TestUserPrefixes }
 import { Limits } from "../../schema/Limits.js"
 import { Issuers } from "../../src/auth/Issuers.js"
 import { Origins } from "../../src/Origins.js"
-import { Projects } from "../../src/Projects.js"
+import { ProjectAdmin } from "../../src/ProjectAdmin.js"
 
 class CliInputError extends Data.TaggedError("CliInputError")<{ readonly message: string }> {}
 
@@ -41,14 +41,14 @@ const projectCreate = Command.make(
   ({ json, name }) =>
     Effect.gen(function* () {
       const payload = yield* decodeInput(CreateProject, { name })
-      const created = yield* (yield* Projects).create(payload.name)
+      const created = yield* (yield* ProjectAdmin).create(payload.name)
       yield* print(json, created, `project ${created.project_id} created\nAPI key (shown once): ${created.api_key}`)
     })
 )
 
 const projectList = Command.make("list", { json }, ({ json }) =>
   Effect.gen(function* () {
-    const projects = yield* (yield* Projects).list()
+    const projects = yield* (yield* ProjectAdmin).list()
     yield* print(
       json,
       { projects },
@@ -66,7 +66,7 @@ const projectPlan = Command.make(
   },
   ({ json, plan, projectId }) =>
     Effect.gen(function* () {
-      const project = yield* (yield* Projects).setPlan(projectId, plan)
+      const project = yield* (yield* ProjectAdmin).setPlan(projectId, plan)
       yield* print(json, project, `project ${project.project_id} is on the ${project.plan} plan`)
     })
 )
@@ -84,7 +84,7 @@ const projectTestUsers = Command.make(
   },
   ({ clear, json, prefixes, projectId }) =>
     Effect.gen(function* () {
-      const projects = yield* Projects
+      const projects = yield* ProjectAdmin
       const saved = clear
         ? yield* projects.setTestUserPrefixes(projectId, [])
         : prefixes.length === 0
@@ -111,7 +111,7 @@ const keyCreate = Command.make(
   { projectId, name: Options.optional(Options.text("name")), expiresInDays, json },
   ({ expiresInDays, json, name, projectId }) =>
     Effect.gen(function* () {
-      const created = yield* (yield* Projects).createKey(projectId, {
+      const created = yield* (yield* ProjectAdmin).createKey(projectId, {
         name: Option.getOrUndefined(name),
         expiresInDays
       })
@@ -125,7 +125,7 @@ const keyCreate = Command.make(
 
 const keyList = Command.make("list", { projectId, json }, ({ json, projectId }) =>
   Effect.gen(function* () {
-    const keys = yield* (yield* Projects).listKeys(projectId)
+    const keys = yield* (yield* ProjectAdmin).listKeys(projectId)
     yield* print(
       json,
       { api_keys: keys },
@@ -141,7 +141,7 @@ const keyList = Command.make("list", { projectId, json }, ({ json, projectId }) 
 
 const keyRevoke = Command.make("revoke", { projectId, keyId: Options.text("key") }, ({ keyId, projectId }) =>
   Effect.gen(function* () {
-    yield* (yield* Projects).revokeKey(projectId, keyId)
+    yield* (yield* ProjectAdmin).revokeKey(projectId, keyId)
     yield* Console.log(`key ${keyId} revoked`)
   })
 )
@@ -213,7 +213,7 @@ const issuerClear = Command.make("clear", { projectId }, ({ projectId }) =>
 
 /** The service each group of commands uses, as a layer the composition root builds (on its store). */
 export interface CliServices<E> {
-  readonly projects: Layer.Layer<Projects, E>
+  readonly projects: Layer.Layer<ProjectAdmin, E>
   readonly origins: Layer.Layer<Origins, E>
   readonly issuers: Layer.Layer<Issuers, E>
 }

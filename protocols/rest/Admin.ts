@@ -5,11 +5,11 @@ import { notFound } from "../../schema/Errors.js"
 import { Issuers } from "../../src/auth/Issuers.js"
 import { orNotFound } from "../../src/Found.js"
 import { Origins } from "../../src/Origins.js"
-import { Projects } from "../../src/Projects.js"
+import { ProjectAdmin } from "../../src/ProjectAdmin.js"
 
 export const AdminLive = HttpApiBuilder.group(Api, "admin", (handlers) =>
   Effect.gen(function* () {
-    const projects = yield* Projects
+    const projects = yield* ProjectAdmin
     const origins = yield* Origins
     const issuers = yield* Issuers
     return handlers

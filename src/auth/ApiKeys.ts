@@ -51,7 +51,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
       return { row, apiKey }
     })
 
-    const lookupAndRemember = fn("ApiKeys.verify")(function* (hash: string) {
+    const lookupAndRemember = fn("ApiKeys.lookupAndRemember")(function* (hash: string) {
       const revocationsBefore = revocations
       const row = Option.getOrUndefined(yield* repo.findActiveByHash(hash))
       const key = row ? { keyId: row.id, projectId: row.project_id } : undefined

@@ -1,3 +1,4 @@
+import * as Cache from "effect/Cache"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { createRemoteJWKSet, jwtVerify } from "jose"
@@ -6,12 +7,12 @@ import { orNotFound } from "../Found.js"
 import { IssuersRepo } from "../storage/IssuersRepo.js"
 import { ProjectsRepo } from "../storage/ProjectsRepo.js"
 import { fn } from "../Traced.js"
-import { TtlCache } from "../TtlCache.js"
 import { isIdentifiedIdentity } from "./Principals.js"
 import type { VerifiedToken } from "./Tokens.js"
 
 /** How long a project's issuer settings are remembered; a change through this gateway applies at once. */
-const SETTINGS_MS = 5_000
+const SETTINGS_TTL = "5 seconds"
+const MAX_PROJECTS = 10_000
 /** A JWKS fetch that takes longer fails (the token is refused), so a slow provider never hangs a request. */
 const JWKS_TIMEOUT_MS = 2_000
 /** Remote key sets are kept this long, and refetched at most this often when a `kid` is unknown. */
@@ -20,11 +21,6 @@ const JWKS_COOLDOWN_MS = 30_000
 /** Asymmetric algorithms only: a shared-secret algorithm would let a public key sign. */
 const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
 
-interface Trusted {
-  readonly settings: ExternalIssuer | undefined
-  readonly keys: ReturnType<typeof createRemoteJWKSet> | undefined
-}
-
 /** Projects' own identity providers (decisions.md §4: external issuers). */
 export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
   dependencies: [IssuersRepo.Default, ProjectsRepo.Default],
@@ -32,37 +28,36 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
     const repo = yield* IssuersRepo
     const projects = yield* ProjectsRepo
     const clock = yield* Effect.clock
-    const trusted = new TtlCache<string, Trusted>(10_000, () => clock.unsafeCurrentTimeMillis())
-
-    const load = (projectId: string): Effect.Effect<Trusted> => {
-      const cached = trusted.get(projectId)
-      if (cached !== undefined) return Effect.succeed(cached)
-      return Effect.map(repo.get(projectId), (found) => {
-        const settings = Option.getOrUndefined(found)
-        // The key set (and its cache) survives a settings refresh while the URL stays the same.
-        const previous = trusted.stale(projectId)
-        const keys =
-          settings === undefined
-            ? undefined
-            : previous?.settings?.jwks_url === settings.jwks_url && previous.keys
-              ? previous.keys
-              : createRemoteJWKSet(new URL(settings.jwks_url), {
-                  timeoutDuration: JWKS_TIMEOUT_MS,
-                  cacheMaxAge: JWKS_MAX_AGE_MS,
-                  cooldownDuration: JWKS_COOLDOWN_MS
-                })
-        const entry: Trusted = { settings, keys }
-        trusted.set(projectId, entry, clock.unsafeCurrentTimeMillis() + SETTINGS_MS)
-        return entry
+    const settingsCache = yield* Cache.make({
+      capacity: MAX_PROJECTS,
+      timeToLive: SETTINGS_TTL,
+      lookup: (projectId: string) => repo.get(projectId)
+    })
+    // Key sets by URL, so a key set (and the keys it has fetched) outlives a refresh of the settings that name it.
+    const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>()
+    const keySetOf = (url: string) => {
+      const known = keySets.get(url)
+      if (known !== undefined) return known
+      if (keySets.size >= MAX_PROJECTS) {
+        const oldest = keySets.keys().next()
+        if (!oldest.done) keySets.delete(oldest.value)
+      }
+      const made = createRemoteJWKSet(new URL(url), {
+        timeoutDuration: JWKS_TIMEOUT_MS,
+        cacheMaxAge: JWKS_MAX_AGE_MS,
+        cooldownDuration: JWKS_COOLDOWN_MS
       })
+      keySets.set(url, made)
+      return made
     }
 
     /** The identity in a token of the project's own provider, or undefined. */
     const verify = (token: string, projectId: string): Effect.Effect<VerifiedToken | undefined> =>
-      Effect.flatMap(load(projectId), ({ keys, settings }) => {
-        if (settings === undefined || keys === undefined) return Effect.succeed(undefined)
+      Effect.flatMap(settingsCache.get(projectId), (found) => {
+        if (Option.isNone(found)) return Effect.succeed(undefined)
+        const settings = found.value
         return Effect.tryPromise(() =>
-          jwtVerify(token, keys, {
+          jwtVerify(token, keySetOf(settings.jwks_url), {
             algorithms: ALGORITHMS,
             issuer: settings.issuer,
             audience: settings.audience,
@@ -93,7 +88,7 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
     const set = fn("Issuers.set")(function* (projectId: string, settings: ExternalIssuer) {
       yield* Effect.flatMap(projects.get(projectId), orNotFound("project"))
       yield* repo.set(projectId, settings)
-      trusted.delete(projectId)
+      yield* settingsCache.invalidate(projectId)
       return settings
     })
 
@@ -101,7 +96,7 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
     const clear = fn("Issuers.clear")(function* (projectId: string) {
       yield* Effect.flatMap(projects.get(projectId), orNotFound("project"))
       const cleared = yield* repo.clear(projectId)
-      trusted.delete(projectId)
+      yield* settingsCache.invalidate(projectId)
       return cleared
     })
 

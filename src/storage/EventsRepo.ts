@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import { fn } from "../Traced.js"
 import { RowNotFound } from "./RowNotFound.js"
 import { isReferenceGone } from "./SqlErrors.js"
-import type { Scope } from "./ThreadsRepo.js"
+import type { TenantScope } from "./TenantScope.js"
 
 export interface NewEvent {
   readonly id: string
@@ -38,7 +38,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("svc/EventsRepo", {
      * Which of the named threads, messages and runs the caller's workspace
      * holds, each with its thread: one statement for a whole batch.
      */
-    const visibleTargets = (scope: Scope, targets: EventTargets) => {
+    const visibleTargets = (scope: TenantScope, targets: EventTargets) => {
       const parts = [
         targets.threads.length === 0
           ? undefined
@@ -78,7 +78,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("svc/EventsRepo", {
      * skipped. Answers how many rows were new; RowNotFound when a thread was
      * deleted meanwhile (the caller checks again).
      */
-    const insert = (scope: Scope, userId: string, events: ReadonlyArray<NewEvent>) =>
+    const insert = (scope: TenantScope, userId: string, events: ReadonlyArray<NewEvent>) =>
       sql<{ n: number }>`
         WITH ins AS (
           INSERT INTO events (project_id, id, workspace_id, user_id, kind, client_id, thread_id, message_id, run_id,

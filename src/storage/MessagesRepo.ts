@@ -6,7 +6,7 @@ import { fn } from "../Traced.js"
 import { foundOrFail, RowNotFound } from "./RowNotFound.js"
 import { isReferenceGone } from "./SqlErrors.js"
 import { isoTimestampSql } from "./SqlText.js"
-import type { Scope } from "./ThreadsRepo.js"
+import type { TenantScope } from "./TenantScope.js"
 
 export interface NewMessage {
   /** A fresh id; the message gets it unless the thread already has a larger one (then the next after that). */
@@ -53,7 +53,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
      * it is not, nothing is written and IdNotAfterLast says what to beat.
      */
     const append = (
-      scope: Scope,
+      scope: TenantScope,
       message: NewMessage
     ): Effect.Effect<string, RowNotFound | IdNotAfterLast | SqlError> =>
       sql<{ thread_found: boolean; id: string | null; last_id: string | null; stale: boolean | null }>`

@@ -7,7 +7,7 @@ import { fn } from "../Traced.js"
 import { RowNotFound } from "./RowNotFound.js"
 import { whenReferenceGone } from "./SqlErrors.js"
 import { isoTimestampSql } from "./SqlText.js"
-import type { Scope } from "./ThreadsRepo.js"
+import type { TenantScope } from "./TenantScope.js"
 
 export interface NewRun {
   readonly id: string
@@ -101,7 +101,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
      * idempotency key is new. When nothing was stored, a second looks for
      * the key: the same request answers its run again, another is refused.
      */
-    const insert = (scope: Scope, run: NewRun): Effect.Effect<InsertOutcome, RowNotFound | SqlError> =>
+    const insert = (scope: TenantScope, run: NewRun): Effect.Effect<InsertOutcome, RowNotFound | SqlError> =>
       Effect.gen(function* () {
         const inserted = yield* sql<{ id: string }>`
           INSERT INTO runs (project_id, id, thread_id, workspace_id, user_id, message_id, status, outcome_type,

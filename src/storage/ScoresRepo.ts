@@ -4,7 +4,7 @@ import { Score } from "../../schema/Score.js"
 import { fn } from "../Traced.js"
 import { RowNotFound } from "./RowNotFound.js"
 import { isReferenceGone } from "./SqlErrors.js"
-import type { Scope } from "./ThreadsRepo.js"
+import type { TenantScope } from "./TenantScope.js"
 
 export interface NewScore {
   readonly id: string
@@ -48,7 +48,7 @@ export class ScoresRepo extends Effect.Service<ScoresRepo>()("svc/ScoresRepo", {
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal(COLUMNS)
 
-    const targets = (scope: Scope, given: { threadId?: string; messageId?: string; runId?: string }) =>
+    const targets = (scope: TenantScope, given: { threadId?: string; messageId?: string; runId?: string }) =>
       sql<TargetThreads>`SELECT
           (SELECT id FROM threads
             WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId}
@@ -65,7 +65,7 @@ export class ScoresRepo extends Effect.Service<ScoresRepo>()("svc/ScoresRepo", {
       )
 
     /** RowNotFound when a target went away between the check and the insert. */
-    const insert = (scope: Scope, score: NewScore) =>
+    const insert = (scope: TenantScope, score: NewScore) =>
       sql`INSERT INTO scores (project_id, id, workspace_id, user_id, name, data_type, value, string_value, comment,
           thread_id, message_id, run_id)
         VALUES (${scope.projectId}, ${score.id}, ${scope.workspaceId}, ${score.userId}, ${score.name},

@@ -6,11 +6,7 @@ import { Thread } from "../../schema/Thread.js"
 import { fn } from "../Traced.js"
 import { foundOrFail } from "./RowNotFound.js"
 import { isoTimestampSql } from "./SqlText.js"
-
-export interface Scope {
-  readonly projectId: string
-  readonly workspaceId: string
-}
+import type { TenantScope } from "./TenantScope.js"
 
 interface ThreadRow {
   readonly id: string
@@ -91,7 +87,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
     return {
       /** Where a thread of the workspace sits (or sat, if deleted) in the list order. */
       position: fn("ThreadsRepo.position")(
-        (scope: Scope, id: string) =>
+        (scope: TenantScope, id: string) =>
           sql<ThreadPosition>`
             SELECT last_message_at, id FROM threads
             WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
@@ -104,7 +100,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       ),
 
       list: fn("ThreadsRepo.list")(
-        (scope: Scope, options: ListOptions) =>
+        (scope: TenantScope, options: ListOptions) =>
           page(sql`project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId}`, options),
         Effect.orDie
       ),
@@ -137,7 +133,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
 
       /** The thread as wire JSON text (THREAD_JSON_COLUMNS). */
       getJson: fn("ThreadsRepo.getJson")(
-        (scope: Scope, id: string) =>
+        (scope: TenantScope, id: string) =>
           sql<{ json: string }>`SELECT row_to_json(t)::text AS json FROM (SELECT ${threadJson} FROM threads
             WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}) t`.pipe(
             Effect.map((rows) => Option.map(first(rows), (row) => row.json))
@@ -146,7 +142,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       ),
 
       get: fn("ThreadsRepo.get")(
-        (scope: Scope, id: string) =>
+        (scope: TenantScope, id: string) =>
           sql<ThreadRow>`SELECT ${cols} FROM threads
             WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
             Effect.map((rows) => Option.map(first(rows), toThread))
@@ -155,7 +151,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       ),
 
       insert: fn("ThreadsRepo.insert")(
-        (scope: Scope, thread: NewThread) =>
+        (scope: TenantScope, thread: NewThread) =>
           sql`INSERT INTO threads (project_id, id, workspace_id, user_id, title, external_id, metadata, last_message_at)
             VALUES (${scope.projectId}, ${thread.id}, ${scope.workspaceId}, ${thread.userId}, ${thread.title ?? null},
               ${thread.externalId ?? null}, ${JSON.stringify(thread.metadata === undefined ? {} : thread.metadata)}, ${thread.lastMessageAt.toISOString()})`.pipe(
@@ -166,7 +162,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
 
       /** Fails RowNotFound when the thread is not in scope. */
       update: fn("ThreadsRepo.update")(
-        (scope: Scope, id: string, changes: ThreadChanges) => {
+        (scope: TenantScope, id: string, changes: ThreadChanges) => {
           const sets = [sql`updated_at = now()`]
           if (changes.title !== undefined) sets.push(sql`title = ${changes.title}`)
           if (changes.lastMessageAt !== undefined) {
@@ -183,7 +179,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
 
       /** Deletes the thread (messages and feedback cascade) and leaves its tombstone; RowNotFound when not in scope. */
       remove: fn("ThreadsRepo.remove")(
-        (scope: Scope, id: string) =>
+        (scope: TenantScope, id: string) =>
           sql<{ id: string }>`
             WITH gone AS (
               DELETE FROM threads
@@ -203,7 +199,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
 
       /** Sets the title only while the thread has none (null or blank); true when it was set. */
       setTitleIfUntitled: fn("ThreadsRepo.setTitleIfUntitled")(
-        (scope: Scope, id: string, title: string) =>
+        (scope: TenantScope, id: string, title: string) =>
           sql`UPDATE threads SET title = ${title}, updated_at = now()
             WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
               AND (title IS NULL OR btrim(title) = '')
@@ -212,7 +208,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       ),
 
       exists: fn("ThreadsRepo.exists")(
-        (scope: Scope, id: string) =>
+        (scope: TenantScope, id: string) =>
           sql`SELECT 1 AS one FROM threads
             WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
             Effect.map((rows) => rows.length > 0)
@@ -226,7 +222,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
        * how many threads moved.
        */
       moveAll: fn("ThreadsRepo.moveAll")(
-        (projectId: string, from: { workspaceId: string; userId: string }, to: Scope & { userId: string }) =>
+        (projectId: string, from: { workspaceId: string; userId: string }, to: TenantScope & { userId: string }) =>
           sql<{ n: number }>`
             WITH moved AS (
               UPDATE threads SET workspace_id = ${to.workspaceId}, user_id = ${to.userId}, updated_at = now()

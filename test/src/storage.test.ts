@@ -8,7 +8,7 @@ import * as Redacted from "effect/Redacted"
 import { describe, expect, it } from "vitest"
 import { SigningKeys } from "../../src/auth/SigningKeys.js"
 import { ServicesLive } from "../../src/Layers.js"
-import { Projects } from "../../src/Projects.js"
+import { ProjectAdmin } from "../../src/ProjectAdmin.js"
 import * as Database from "../../src/storage/Database.js"
 import { sqlState, whenReferenceGone } from "../../src/storage/SqlErrors.js"
 import { freshPostgresDatabase, stores } from "../layers.js"
@@ -148,7 +148,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("storage on PostgreSQL", () => {
             )
             return yield* Effect.all(
               gateways.map((context) =>
-                Effect.flatMap(Projects, (projects) => projects.bootstrap()).pipe(Effect.provide(context))
+                Effect.flatMap(ProjectAdmin, (projects) => projects.bootstrap()).pipe(Effect.provide(context))
               ),
               { concurrency: "unbounded" }
             )

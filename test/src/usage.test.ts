@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
-import { Projects } from "../../src/Projects.js"
+import { ProjectAdmin } from "../../src/ProjectAdmin.js"
 import * as Database from "../../src/storage/Database.js"
 import { Usage, utcDay } from "../../src/Usage.js"
 import { stores } from "../layers.js"
@@ -15,14 +15,14 @@ describe.each(stores)("usage rollup writer ($name)", (storeUnderTest) => {
   it("writes 7,000 distinct users of one second in parts, every count kept", async () => {
     const { store, drop } = await storeUnderTest.make()
     try {
-      const layer = Layer.mergeAll(Usage.Default, Projects.Default).pipe(
+      const layer = Layer.mergeAll(Usage.Default, ProjectAdmin.Default).pipe(
         Layer.provideMerge(Database.layerFor(store, 2))
       )
       const totals = await Effect.runPromise(
         Effect.scoped(
           Effect.gen(function* () {
             const usage = yield* Usage
-            const { project_id } = yield* (yield* Projects).create("usage")
+            const { project_id } = yield* (yield* ProjectAdmin).create("usage")
             for (let i = 0; i < 7_000; i++) usage.record(project_id, `user-${i}`, { messages: 2, input_tokens: i })
             yield* usage.flush
             const today = utcDay(new Date())

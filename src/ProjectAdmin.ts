@@ -17,7 +17,7 @@ const apiKeyInfo = (row: ApiKeyRow): typeof ApiKeyInfo.Type => ({
 })
 
 /** The admin plane's use cases, answered in the admin API's shapes (the CLI prints the same). */
-export class Projects extends Effect.Service<Projects>()("svc/Projects", {
+export class ProjectAdmin extends Effect.Service<ProjectAdmin>()("svc/ProjectAdmin", {
   dependencies: [ProjectsRepo.Default, ApiKeys.Default, SdkClientsRepo.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ProjectsRepo
@@ -34,7 +34,7 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
       })
 
     /** A new project and its first API key (which never expires), in one transaction. */
-    const create = fn("Projects.create")(function* (name: string) {
+    const create = fn("ProjectAdmin.create")(function* (name: string) {
       return yield* repo.transaction(insertWithKey(name))
     })
 
@@ -49,11 +49,11 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
       return answer
     }
 
-    const list = fn("Projects.list")(function* () {
+    const list = fn("ProjectAdmin.list")(function* () {
       return (yield* repo.list).map(project)
     })
 
-    const require = fn("Projects.require")(function* (projectId: string) {
+    const require = fn("ProjectAdmin.require")(function* (projectId: string) {
       return yield* Effect.flatMap(repo.get(projectId), orNotFound("project"))
     })
 
@@ -61,7 +61,7 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
      * On an empty store: a project named `default`, whose id and key are
      * answered once. Gateways starting together on one database make one.
      */
-    const bootstrap = fn("Projects.bootstrap")(function* () {
+    const bootstrap = fn("ProjectAdmin.bootstrap")(function* () {
       return yield* repo.exclusively(
         Effect.gen(function* () {
           if ((yield* repo.count) > 0) return undefined
@@ -70,7 +70,7 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
       )
     })
 
-    const createKey = fn("Projects.createKey")(function* (
+    const createKey = fn("ProjectAdmin.createKey")(function* (
       projectId: string,
       options: { readonly name?: string | undefined; readonly expiresInDays?: number | null | undefined }
     ) {
@@ -85,27 +85,27 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
       return created
     })
 
-    const listKeys = fn("Projects.listKeys")(function* (projectId: string) {
+    const listKeys = fn("ProjectAdmin.listKeys")(function* (projectId: string) {
       yield* require(projectId)
       return (yield* keys.list(projectId)).map(apiKeyInfo)
     })
 
-    const sdkClientList = fn("Projects.sdkClients")(function* (projectId: string) {
+    const sdkClientList = fn("ProjectAdmin.sdkClientList")(function* (projectId: string) {
       yield* require(projectId)
       return yield* sdkClients.list(projectId)
     })
 
     /** The plan sets the monthly title quota (decisions.md §6). */
-    const setPlan = fn("Projects.setPlan")(function* (projectId: string, plan: typeof Project.Type.plan) {
+    const setPlan = fn("ProjectAdmin.setPlan")(function* (projectId: string, plan: typeof Project.Type.plan) {
       return project(yield* rowNotFoundAs404(repo.setPlan(projectId, plan)))
     })
 
-    const testUserPrefixes = fn("Projects.testUserPrefixes")(function* (projectId: string) {
+    const testUserPrefixes = fn("ProjectAdmin.testUserPrefixes")(function* (projectId: string) {
       return yield* Effect.flatMap(repo.testUserPrefixes(projectId), orNotFound("project"))
     })
 
     /** Replaces the list; duplicates are dropped, order kept. */
-    const setTestUserPrefixes = fn("Projects.setTestUserPrefixes")(function* (
+    const setTestUserPrefixes = fn("ProjectAdmin.setTestUserPrefixes")(function* (
       projectId: string,
       prefixes: ReadonlyArray<string>
     ) {

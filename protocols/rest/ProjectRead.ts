@@ -9,7 +9,7 @@ import { Threads } from "../../src/Threads.js"
 import { Usage } from "../../src/Usage.js"
 import { messagePage, rawJson } from "./Messages.js"
 
-export const ProjectsLive = HttpApiBuilder.group(Api, "projects", (handlers) =>
+export const ProjectReadLive = HttpApiBuilder.group(Api, "projects", (handlers) =>
   Effect.gen(function* () {
     const threads = yield* Threads
     const messages = yield* Messages
