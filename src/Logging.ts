@@ -32,6 +32,18 @@ export const guarded = <A>(logger: Logger.Logger<unknown, A>): Logger.Logger<unk
     }
   })
 
+/**
+ * One logger per format, made once: the layer may be provided more than once
+ * (app/main.ts provides it to the gateway and to the launch), and the runtime
+ * keeps its loggers in a set, so the same logger is kept once where two new
+ * ones would each write every line.
+ */
+const LOGGERS = {
+  json: guarded(Logger.withConsoleLog(Logger.jsonLogger)),
+  logfmt: guarded(Logger.withConsoleLog(Logger.logfmtLogger)),
+  pretty: guarded(Logger.prettyLogger())
+} as const
+
 /** LOG_LEVEL, info by default. */
 export const LogLevelConfig = Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
 
@@ -40,10 +52,6 @@ export const LoggingLive = Layer.unwrapEffect(
   Effect.gen(function* () {
     const format = yield* Config.literal("json", "pretty", "logfmt")("LOG_FORMAT").pipe(Config.withDefault("json"))
     const level = yield* LogLevelConfig
-    const logger =
-      format === "pretty"
-        ? Logger.prettyLogger()
-        : Logger.withConsoleLog(format === "logfmt" ? Logger.logfmtLogger : Logger.jsonLogger)
-    return Layer.merge(Logger.replace(Logger.defaultLogger, guarded(logger)), Logger.minimumLogLevel(level))
+    return Layer.merge(Logger.replace(Logger.defaultLogger, LOGGERS[format]), Logger.minimumLogLevel(level))
   })
 )
