@@ -51,8 +51,13 @@ describe("the gateway as a process on the embedded store", () => {
         .find((line) => line.includes("Listening on"))
       expect(JSON.parse(logLine ?? "").message).toContain("Listening on")
       // Each line once (a logger installed twice writes everything twice).
-      expect(gateway.output().split("\n").filter((line) => line.includes("Listening on"))).toHaveLength(1)
-      expect(gateway.output().split("\n").filter((line) => line.includes("storage: embedded"))).toHaveLength(1)
+      const linesWith = (text: string) =>
+        gateway
+          .output()
+          .split("\n")
+          .filter((line) => line.includes(text))
+      expect(linesWith("Listening on")).toHaveLength(1)
+      expect(linesWith("storage: embedded")).toHaveLength(1)
     } finally {
       expect(await gateway.stop()).toBe(0)
     }
