@@ -44,8 +44,8 @@ describe.each(stores)("per-address rate limits ($name)", (storeUnderTest) => {
     await Promise.all(Array.from({ length: 30 }, () => anonymousFrom(handle.current, projectId, "203.0.113.6")))
     const refused = await anonymousFrom(handle.current, projectId, "203.0.113.6")
     expectRateLimited(refused)
-    // 45 s into the minute: 15 s (or 14, with the milliseconds spent) to go.
-    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(14)
+    // 45 s into the minute: 15 s to go, less the (real) seconds the burst took.
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(10)
     expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(15)
   })
 
