@@ -5,6 +5,7 @@ import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AppConfig } from "../src/Config.js"
+import { declaresBody } from "./rest/Body.js"
 
 const HEALTH_OK = JSON.stringify({ status: "ok" })
 const HEALTH_DRAINING = JSON.stringify({ status: "shutting_down" })
@@ -40,11 +41,6 @@ const answerHealth = (response: ServerResponse, draining: boolean) => {
     ...(draining ? { connection: "close" } : {})
   })
   response.end(body)
-}
-
-const hasBody = (request: IncomingMessage): boolean => {
-  const length = request.headers["content-length"]
-  return (length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined
 }
 
 /**
@@ -133,7 +129,7 @@ export const gatewayNodeServer = (settings: ServerSettings): Server => {
         answerHealth(response, closing)
         return true
       }
-      if (hasBody(request)) closeWhenBodyUnread(request, response)
+      if (declaresBody(request.headers)) closeWhenBodyUnread(request, response)
     }
     return Reflect.apply(emit, this, [event, ...args])
   } as Server["emit"]

@@ -5,6 +5,13 @@ import type { CreateFeedback, CreateMessage, MessageListQuery } from "../schema/
 import { rowNotFoundAs404 } from "./Found.js"
 import { idAfter, newId } from "./Ids.js"
 
+import { FeedbackRepo } from "./storage/FeedbackRepo.js"
+import { type MessageRow, MessagesRepo } from "./storage/MessagesRepo.js"
+
+import { Threads } from "./Threads.js"
+import { fn } from "./Traced.js"
+import { Usage } from "./Usage.js"
+
 /** Ids an append tries before it gives up (each one above what the thread had at the last try). */
 const APPEND_TRIES = 10
 
@@ -17,15 +24,8 @@ const idAbove = (last: string): string => {
   return fresh > last ? fresh : idAfter(last)
 }
 
-import { FeedbackRepo } from "./storage/FeedbackRepo.js"
-import { type MessageRow, MessagesRepo } from "./storage/MessagesRepo.js"
-
 /** A listed message as JSON-ready text (content and timestamps made by the database). */
 export type MessageJson = MessageRow
-
-import { Threads } from "./Threads.js"
-import { fn } from "./Traced.js"
-import { Usage } from "./Usage.js"
 
 export class Messages extends Effect.Service<Messages>()("svc/Messages", {
   dependencies: [MessagesRepo.Default, FeedbackRepo.Default, Threads.Default, Usage.Default],

@@ -67,6 +67,6 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("svc/RateLimiter"
           : Effect.fail(new RateLimitExceeded({ limit, windowSeconds, resetSeconds: decision.resetSeconds }))
       )
 
-    return { hit, consume } as const
+    return { consume } as const
   })
 }) {}

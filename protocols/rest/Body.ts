@@ -11,6 +11,14 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import * as Effect from "effect/Effect"
 import { Limits } from "../../schema/Limits.js"
 
+/** Whether request headers declare a body: a non-zero Content-Length, or any Transfer-Encoding (chunked). */
+export const declaresBody = (
+  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+): boolean => {
+  const length = headers["content-length"]
+  return (length !== undefined && length !== "0") || headers["transfer-encoding"] !== undefined
+}
+
 /** The message of the platform's body cap, which the chunked reader uses too. */
 export const MAX_BYTES_EXCEEDED = "maxBytes exceeded"
 
@@ -118,7 +126,7 @@ const readCapped = (request: HttpServerRequest.HttpServerRequest, maxBytes: numb
         return
       }
       cleanup()
-      // The rest is not read: the node server (src/NodeServer.ts) closes a
+      // The rest is not read: the node server (protocols/NodeServer.ts) closes a
       // connection whose request body was left unread once the 413 is out.
       source.pause()
       resume(Effect.fail(decodeFailure(request, new Error(MAX_BYTES_EXCEEDED))))

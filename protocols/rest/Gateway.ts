@@ -23,7 +23,7 @@ import {
 } from "../../schema/Errors.js"
 import { isUnstorableValue } from "../../src/Defects.js"
 import { Origins } from "../../src/Origins.js"
-import { JsonBodyError, MAX_BYTES_EXCEEDED, withBodyRules } from "./Body.js"
+import { declaresBody, JsonBodyError, MAX_BYTES_EXCEEDED, withBodyRules } from "./Body.js"
 import { FrontendProject, splitFrontendUrl } from "./Frontend.js"
 import { makeRouteTable, type RouteRules } from "./RouteTable.js"
 
@@ -37,11 +37,6 @@ const invalidRequest = (message: string, issues: ReadonlyArray<{ path: string; m
 
 const tooLarge = (message: string) =>
   HttpServerResponse.setHeader(reply(413, new PayloadTooLarge({ message })), "connection", "close")
-
-const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
-  const length = request.headers["content-length"]
-  return (length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined
-}
 
 const isJson = (contentType: string | undefined): boolean => {
   if (contentType === undefined) return false
@@ -121,7 +116,7 @@ const serve = (
   policy: RouteRules
 ) =>
   Effect.gen(function* () {
-    if (hasBody(request)) {
+    if (declaresBody(request.headers)) {
       const declared = request.headers["content-length"]
       if (declared !== undefined && Number(declared) > policy.maxBytes) {
         return tooLarge(`request body is larger than ${policy.maxBytes} bytes`)

@@ -7,6 +7,7 @@ import { orNotFound } from "../Found.js"
 import { IssuersRepo } from "../storage/IssuersRepo.js"
 import { ProjectsRepo } from "../storage/ProjectsRepo.js"
 import { fn } from "../Traced.js"
+import { TtlCache } from "../TtlCache.js"
 import { isIdentifiedIdentity } from "./Principals.js"
 import type { VerifiedToken } from "./Tokens.js"
 
@@ -34,22 +35,22 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
       lookup: (projectId: string) => repo.get(projectId)
     })
     // Key sets by URL, so a key set (and the keys it has fetched) outlives a refresh of the settings that name it.
-    const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>()
+    // Bounded like every in-process cache here (the oldest goes); a key set expires its keys itself.
+    const keySets = new TtlCache<string, ReturnType<typeof createRemoteJWKSet>>(MAX_PROJECTS)
     const keySetOf = (url: string) => {
       const known = keySets.get(url)
       if (known !== undefined) return known
-      if (keySets.size >= MAX_PROJECTS) {
-        const oldest = keySets.keys().next()
-        if (!oldest.done) keySets.delete(oldest.value)
-      }
       const made = createRemoteJWKSet(new URL(url), {
         timeoutDuration: JWKS_TIMEOUT_MS,
         cacheMaxAge: JWKS_MAX_AGE_MS,
         cooldownDuration: JWKS_COOLDOWN_MS
       })
-      keySets.set(url, made)
+      keySets.set(url, made, Number.POSITIVE_INFINITY)
       return made
     }
+
+    /** 404 for a project that does not exist. */
+    const requireProject = (projectId: string) => Effect.flatMap(projects.get(projectId), orNotFound("project"))
 
     /** The identity in a token of the project's own provider, or undefined. */
     const verify = (token: string, projectId: string): Effect.Effect<VerifiedToken | undefined> =>
@@ -81,12 +82,12 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
 
     /** The project's settings, if it has a provider; 404 for a project that does not exist. */
     const get = fn("Issuers.get")(function* (projectId: string) {
-      yield* Effect.flatMap(projects.get(projectId), orNotFound("project"))
+      yield* requireProject(projectId)
       return yield* repo.get(projectId)
     })
 
     const set = fn("Issuers.set")(function* (projectId: string, settings: ExternalIssuer) {
-      yield* Effect.flatMap(projects.get(projectId), orNotFound("project"))
+      yield* requireProject(projectId)
       yield* repo.set(projectId, settings)
       yield* settingsCache.invalidate(projectId)
       return settings
@@ -94,7 +95,7 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
 
     /** Whether there was a provider to remove; 404 for a project that does not exist. */
     const clear = fn("Issuers.clear")(function* (projectId: string) {
-      yield* Effect.flatMap(projects.get(projectId), orNotFound("project"))
+      yield* requireProject(projectId)
       const cleared = yield* repo.clear(projectId)
       yield* settingsCache.invalidate(projectId)
       return cleared
