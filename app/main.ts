@@ -1,13 +1,50 @@
 /**
- * `npm start`: the composition root. Nothing imports this module; it picks
- * the store from the configuration and runs the gateway until a signal.
+ * `npm start` (bin/gateway.mjs runs the compiled dist/main.js): the
+ * composition root. Nothing imports this module. It reads and validates every
+ * setting, picks the store from them and runs the gateway until SIGTERM or
+ * SIGINT; a start that fails prints one line and exits 1, a signal drains the
+ * server (protocols/NodeServer.ts), flushes the services' queued work (their
+ * layers' finalizers), logs one line and exits 0.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { LoggingLive } from "../src/Logging.js"
+import * as Logger from "effect/Logger"
+import { guarded, LoggingLive } from "../src/Logging.js"
 import { GatewayLive } from "./Gateway.js"
+import { AllSettings, describeStartupFailure } from "./Startup.js"
 
-NodeRuntime.runMain(Layer.launch(GatewayLive.pipe(Layer.provide(LoggingLive))).pipe(Effect.provide(LoggingLive)), {
-  disablePrettyLogger: true
-})
+/** The signal that started the shutdown, and when (NodeRuntime interrupts the program on it). */
+const signalled: { name?: NodeJS.Signals; at?: number } = {}
+for (const name of ["SIGTERM", "SIGINT"] as const) {
+  process.once(name, () => {
+    signalled.name ??= name
+    signalled.at ??= Date.now()
+  })
+}
+
+const stopped = Effect.suspend(() =>
+  signalled.at === undefined
+    ? Effect.void
+    : Effect.logInfo(`stopped on ${signalled.name}`).pipe(
+        Effect.annotateLogs({ signal: signalled.name, shutdown_ms: Date.now() - signalled.at })
+      )
+)
+
+/** LOG_FORMAT or LOG_LEVEL itself is wrong: JSON lines, so that AllSettings can say which. */
+const fallbackLogging = Logger.replace(Logger.defaultLogger, guarded(Logger.withConsoleLog(Logger.jsonLogger)))
+const Logging = LoggingLive.pipe(Layer.orElse(() => fallbackLogging))
+
+const program = Effect.gen(function* () {
+  yield* AllSettings
+  yield* Effect.addFinalizer(() => stopped)
+  yield* Layer.launch(GatewayLive.pipe(Layer.provide(Logging)))
+}).pipe(
+  Effect.scoped,
+  Effect.tapErrorCause((cause) =>
+    Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logFatal(describeStartupFailure(cause))
+  )
+)
+
+NodeRuntime.runMain(program.pipe(Effect.provide(Logging)), { disablePrettyLogger: true, disableErrorReporting: true })

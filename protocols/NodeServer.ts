@@ -4,11 +4,18 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { AppConfig } from "../src/Config.js"
+import { AppConfig, integerIn } from "../src/Config.js"
+import { REQUEST_ID_HEADER, requestIdFrom } from "./RequestId.js"
 import { declaresBody } from "./rest/Body.js"
 
 const HEALTH_OK = JSON.stringify({ status: "ok" })
 const HEALTH_DRAINING = JSON.stringify({ status: "shutting_down" })
+const SHUTTING_DOWN = JSON.stringify({
+  error: "unavailable",
+  message: "the server is shutting down; retry on a new connection"
+})
+/** Retry-After of the 503 a request gets during the shutdown: another instance (or this one restarted) takes it. */
+const SHUTDOWN_RETRY_AFTER_S = 1
 
 /**
  * After a response to a request whose body was left unread, the connection
@@ -41,6 +48,17 @@ const answerHealth = (response: ServerResponse, draining: boolean) => {
     ...(draining ? { connection: "close" } : {})
   })
   response.end(body)
+}
+
+/** A request that arrives on an open connection while the server drains: 503, and the connection closes. */
+const answerShuttingDown = (response: ServerResponse) => {
+  response.writeHead(503, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(SHUTTING_DOWN),
+    "retry-after": String(SHUTDOWN_RETRY_AFTER_S),
+    connection: "close"
+  })
+  response.end(SHUTTING_DOWN)
 }
 
 /**
@@ -106,8 +124,11 @@ const closeWhenBodyUnread = (request: IncomingMessage, response: ServerResponse)
  * - A body left unread is not read to its end (closeWhenBodyUnread).
  * - Graceful close: when the server closes (SIGTERM makes the runtime release
  *   its layers) no new connections are taken, idle keep-alive connections
- *   close, responses in flight finish and carry `Connection: close`; after
- *   `shutdownTimeoutMs` whatever remains is cut.
+ *   close, responses in flight finish and carry `Connection: close`; a new
+ *   request on a connection still open answers 503 `unavailable` with
+ *   `Retry-After` (its client retries elsewhere, rather than wait on a
+ *   server that is going away); after `shutdownTimeoutMs` whatever remains
+ *   is cut.
  */
 export const gatewayNodeServer = (settings: ServerSettings): Server => {
   const server = createServer({
@@ -124,9 +145,14 @@ export const gatewayNodeServer = (settings: ServerSettings): Server => {
     if (event === "request") {
       const request = args[0] as IncomingMessage
       const response = args[1] as ServerResponse
-      if (closing) response.setHeader("connection", "close")
       if (request.url === "/healthz" && request.method === "GET") {
+        response.setHeader(REQUEST_ID_HEADER, requestIdFrom(request.headers[REQUEST_ID_HEADER]?.toString()))
         answerHealth(response, closing)
+        return true
+      }
+      if (closing) {
+        if (declaresBody(request.headers)) closeWhenBodyUnread(request, response)
+        answerShuttingDown(response)
         return true
       }
       if (declaresBody(request.headers)) closeWhenBodyUnread(request, response)
@@ -148,11 +174,7 @@ export const gatewayNodeServer = (settings: ServerSettings): Server => {
   return server
 }
 
-const positiveMs = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
-    Config.validate({ message: `${name} must be a positive number of milliseconds`, validation: (ms) => ms > 0 }),
-    Config.withDefault(fallback)
-  )
+const positiveMs = (name: string, fallback: number) => integerIn(name, 1, 3_600_000, fallback, " of milliseconds")
 
 /** The server settings (README: configuration). */
 export const ServerSettingsConfig: Config.Config<ServerSettings> = Config.all({

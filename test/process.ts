@@ -2,8 +2,9 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 
-const root = path.resolve(import.meta.dirname, "..")
-const tsx = path.join(root, "node_modules", "tsx", "dist", "cli.mjs")
+export const root = path.resolve(import.meta.dirname, "..")
+/** `npm start`'s entry: the compiled gateway (test/global-setup.ts builds dist/ before the suites). */
+const gatewayEntry = path.join(root, "bin", "gateway.mjs")
 
 export interface RunningGateway {
   readonly url: string
@@ -13,46 +14,74 @@ export interface RunningGateway {
   readonly stop: () => Promise<number | null>
 }
 
-export const spawnGateway = (env: Record<string, string>): Promise<RunningGateway> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tsx, "app/main.ts"], {
-      cwd: root,
-      env: { ...process.env, PORT: "0", LOG_FORMAT: "json", LOG_LEVEL: "Info", ...env },
-      stdio: ["ignore", "pipe", "pipe"]
+/** The gateway as `npm start` runs it, logging JSON at info on a free port, with `env` on top. */
+const gatewayProcess = (env: Record<string, string>) =>
+  spawn(process.execPath, [gatewayEntry], {
+    cwd: root,
+    env: { ...process.env, PORT: "0", LOG_FORMAT: "json", LOG_LEVEL: "Info", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+
+/**
+ * A child's stdout and stderr, collected; `listening` resolves with the URL of
+ * its "Listening on" line (rejects if it exits or takes over a minute first).
+ */
+export const watchOutput = (child: ChildProcess) => {
+  let output = ""
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  const listening = () =>
+    new Promise<string>((resolve, reject) => {
+      const deadline = Date.now() + 60_000
+      const check = () => {
+        const match = /Listening on (http:\/\/[\d.:]+)/.exec(output)
+        if (match?.[1]) resolve(match[1])
+        else if (child.exitCode !== null || Date.now() > deadline) reject(new Error(`no start:\n${output}`))
+        else setTimeout(check, 100)
+      }
+      check()
     })
-    let output = ""
-    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`gateway did not start:\n${output}`))
-    }, 60_000)
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /Listening on (http:\/\/[\d.:]+)/.exec(output)
-      if (match?.[1]) {
-        clearTimeout(timer)
-        child.stdout?.off("data", onData)
-        child.stdout?.on("data", (more: Buffer) => {
-          output += more.toString()
-        })
-        resolve({
-          url: match[1],
-          child,
-          output: () => output,
-          stop: () => {
-            child.kill("SIGTERM")
-            return exited
-          }
-        })
+  return { output: () => output, listening }
+}
+
+/** A gateway process, once it listens (killed if it does not within a minute). */
+export const spawnGateway = async (env: Record<string, string>): Promise<RunningGateway> => {
+  const child = gatewayProcess(env)
+  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
+  const { listening, output } = watchOutput(child)
+  try {
+    const url = await listening()
+    return {
+      url,
+      child,
+      output,
+      stop: () => {
+        child.kill("SIGTERM")
+        return exited
       }
     }
-    child.stdout?.on("data", onData)
-    child.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk.toString()
-    })
+  } catch (error) {
+    child.kill("SIGKILL")
+    throw error
+  }
+}
+
+/** A start that is expected to fail: its exit code and output. */
+export const runGatewayToExit = (env: Record<string, string>, timeoutMs = 60_000) =>
+  new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    const child = gatewayProcess(env)
+    const { output } = watchOutput(child)
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`gateway did not exit:\n${output()}`))
+    }, timeoutMs)
     child.once("exit", (code) => {
       clearTimeout(timer)
-      reject(new Error(`gateway exited with ${code}:\n${output}`))
+      resolve({ code, output: output() })
     })
   })
 

@@ -1,5 +1,5 @@
 import { type IncomingMessage, request, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, connect } from "node:net"
 import { describe, expect, it } from "vitest"
 import { gatewayNodeServer } from "../../protocols/NodeServer.js"
 
@@ -57,6 +57,32 @@ describe("the gateway's Node server", () => {
     const reply = await inFlight
     expect(reply.body).toBe("done")
     await closed
+  })
+
+  it("on close answers 503 with Retry-After to a request that comes on an open connection", async () => {
+    const { handled, port, server } = await listen(300, 5000)
+    const socket = connect(port, "127.0.0.1")
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()))
+    let received = ""
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.toString()
+    })
+    const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()))
+    // Two requests on one connection: the first is in flight when the server closes, the second comes after.
+    socket.write("GET /slow HTTP/1.1\r\nhost: x\r\n\r\n")
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const closed = new Promise((resolve) => server.close(resolve))
+    socket.write("GET /next HTTP/1.1\r\nhost: x\r\n\r\n")
+    await ended
+    await closed
+    const [first, second] = received.split(/(?=HTTP\/1\.1 )/)
+    expect(first).toMatch(/^HTTP\/1\.1 200/)
+    expect(first).toContain("done")
+    expect(second).toMatch(/^HTTP\/1\.1 503/)
+    expect(second).toMatch(/retry-after: 1/i)
+    expect(second).toMatch(/connection: close/i)
+    expect(JSON.parse(second?.split("\r\n\r\n")[1] ?? "")).toMatchObject({ error: "unavailable" })
+    expect(handled()).toBe(1)
   })
 
   it("cuts connections still open after the shutdown timeout", async () => {

@@ -24,7 +24,7 @@ describe("the gateway as a process on the embedded store", () => {
   it("first start creates the default project, prints its key once, and serves it", async () => {
     const gateway = await spawnGateway(env)
     try {
-      const key = /SVC_API_KEY=(sk_\S+)/.exec(gateway.output())?.[1]
+      const key = /SVC_API_KEY=(sk_[\w-]+)/.exec(gateway.output())?.[1]
       expect(/SVC_PROJECT_ID=proj_\S+/.test(gateway.output())).toBe(true)
       expect(key).toBeDefined()
       apiKey = key ?? ""
@@ -57,9 +57,31 @@ describe("the gateway as a process on the embedded store", () => {
           .split("\n")
           .filter((line) => line.includes(text))
       expect(linesWith("Listening on")).toHaveLength(1)
+      // Every line is JSON, the one with the key included, and the key is shown once.
+      for (const line of gateway.output().split("\n")) if (line.trim() !== "") JSON.parse(line)
+      expect(linesWith(apiKey)).toHaveLength(1)
       expect(linesWith("storage: embedded")).toHaveLength(1)
     } finally {
       expect(await gateway.stop()).toBe(0)
+    }
+  })
+
+  it("BOOTSTRAP_API_KEY: the first key is the one given, and it is never logged", async () => {
+    const ownDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bootstrap-"))
+    const given = `sk_${"k".repeat(20)}${Date.now().toString(36)}abcdefghijkl`
+    const gateway = await spawnGateway({ DATA_DIR: ownDir, BOOTSTRAP_API_KEY: given })
+    try {
+      expect(gateway.output()).toMatch(/SVC_PROJECT_ID=proj_/)
+      expect(gateway.output()).not.toContain(given)
+      expect(gateway.output()).not.toContain("SVC_API_KEY")
+      const created = await call(gateway.url, "POST", "/v1/threads", {
+        body: { last_message_at: NOW },
+        headers: userHeaders(given)
+      })
+      expect(created.status).toBe(201)
+    } finally {
+      await gateway.stop()
+      fs.rmSync(ownDir, { recursive: true, force: true })
     }
   })
 
@@ -67,7 +89,7 @@ describe("the gateway as a process on the embedded store", () => {
     const gateway = await spawnGateway(env)
     try {
       const cli = await runCli(["project", "list"], env)
-      expect(cli.code).toBe(1)
+      expect(cli.code).toBe(4)
       expect(cli.stderr).toContain("in use")
     } finally {
       await gateway.stop()
@@ -178,12 +200,12 @@ describe("the gateway as a process on the embedded store", () => {
     expect(testUsers.code, testUsers.stderr).toBe(0)
     expect(JSON.parse(testUsers.stdout)).toEqual({ prefixes: ["qa-", "bot-"] })
     const badPlan = await runCli(["project", "plan", "--project", project.project_id, "--plan", "gold"], env)
-    expect(badPlan.code).not.toBe(0)
+    expect(badPlan.code).toBe(2)
     const badOrigin = await runCli(["origins", "set", "--project", project.project_id, "--origin", "a.example"], env)
-    expect(badOrigin.code).toBe(1)
+    expect(badOrigin.code).toBe(2)
     expect(badOrigin.stderr).toContain("scheme://host")
     const bad = await runCli(["key", "create", "--project", "proj_nope"], env)
-    expect(bad.code).toBe(1)
+    expect(bad.code).toBe(3)
     expect(bad.stderr).toContain("project not found")
     const gateway = await spawnGateway(env)
     try {
@@ -194,7 +216,7 @@ describe("the gateway as a process on the embedded store", () => {
     } finally {
       await gateway.stop()
     }
-  }, 120_000)
+  }, 300_000)
 
   it("a CLI command builds only the service it uses: listing projects makes no signing key", async () => {
     const fresh = fs.mkdtempSync(path.join(os.tmpdir(), "svc-cli-"))
