@@ -23,5 +23,5 @@ export const gatewayLayer = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =
     Layer.provide(TracingLive)
   )
 
-/** The store named by DATABASE_URL / DATA_DIR. */
-export const GatewayLive = gatewayLayer(Database.layer)
+/** The store named by DATABASE_URL / DATA_DIR (PostgreSQL waited for at start). */
+export const GatewayLive = gatewayLayer(Database.layerWaitingAtStart)

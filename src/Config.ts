@@ -1,81 +1,175 @@
+import { isIP } from "node:net"
 import * as Config from "effect/Config"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Limits } from "../schema/Limits.js"
 
+/**
+ * Settings are validated where they are declared, so that start-up (app/main.ts)
+ * can read them all before anything starts and refuse a bad one with a line
+ * that names it (src/ConfigErrors.ts). A message says what is expected, never
+ * the value (it may be a secret).
+ */
+
+/** An integer setting within [min, max]. */
+export const integerIn = (name: string, min: number, max: number, fallback: number, unit = "") =>
+  Config.string(name).pipe(
+    Config.validate({
+      message: `must be a whole number${unit} from ${min} to ${max}`,
+      validation: (text) => /^\s*-?\d+\s*$/.test(text) && Number(text) >= min && Number(text) <= max
+    }),
+    Config.map(Number),
+    Config.withDefault(fallback)
+  )
+
+/** A URL of one of `protocols` (with their colon) naming a host. */
+const isUrlOf =
+  (...protocols: ReadonlyArray<string>) =>
+  (value: string): boolean => {
+    if (!URL.canParse(value)) return false
+    const url = new URL(value)
+    return protocols.includes(url.protocol) && url.hostname !== ""
+  }
+
+/** An http:// or https:// URL naming a host. */
+export const isHttpUrl = isUrlOf("http:", "https:")
+
+/** A PostgreSQL URL; a message about it never repeats it (it holds the password). */
+const isPostgresUrl = isUrlOf("postgres:", "postgresql:")
+
+/** A base URL: an http(s) URL without query or fragment; the trailing slash is dropped. */
+const baseUrlSetting = (name: string) =>
+  Config.string(name).pipe(
+    Config.validate({
+      message: "must be an http:// or https:// URL without ?query or #fragment",
+      validation: (value) => isHttpUrl(value) && !value.includes("?") && !value.includes("#")
+    }),
+    Config.map((url) => url.replace(/\/+$/, ""))
+  )
+
+const HOSTNAME =
+  /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
+
+/** An IP address, or a host name whose last label is not all digits (999.1.1.1 is neither). */
+export const isHostOrAddress = (host: string): boolean =>
+  isIP(host) !== 0 || (HOSTNAME.test(host) && !/^\d+$/.test(host.split(".").at(-1) ?? ""))
+
+const commaList = (list: string) =>
+  list
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "")
+
+const nonBlank = (secret: Option.Option<Redacted.Redacted>) =>
+  Option.filter(secret, (value) => Redacted.value(value).trim() !== "")
+
+/** The shortest BLOB_SIGNING_SECRET: 32 characters, an HMAC-SHA256 key's worth. */
+const BLOB_SECRET_MIN_LENGTH = 32
+
+const PORT_DEFAULT = 8787
+const HOST_DEFAULT = "127.0.0.1"
+
+const port = integerIn("PORT", 0, 65_535, PORT_DEFAULT)
+const host = Config.string("HOST").pipe(
+  Config.validate({
+    message: "must be an IP address or a host name (0.0.0.0: every interface)",
+    validation: isHostOrAddress
+  }),
+  Config.withDefault(HOST_DEFAULT)
+)
+
+/**
+ * A secret setting, validated as read (a rule applied after the value is
+ * wrapped would lose the setting's name in the error).
+ */
+const secret = (name: string, rule?: { readonly message: string; readonly validation: (value: string) => boolean }) =>
+  (rule === undefined ? Config.string(name) : Config.string(name).pipe(Config.validate(rule))).pipe(
+    Config.map(Redacted.make)
+  )
+
 /** The gateway's configuration keys (logging keys are read in Logging.ts); the README's table lists them all. */
 export const AppConfig = {
   /** 0 picks a free port (tests). */
-  port: Config.integer("PORT").pipe(
-    Config.validate({ message: "PORT must be 0 to 65535", validation: (port) => port >= 0 && port <= 65_535 }),
-    Config.withDefault(8787)
+  port,
+  host,
+  dataDir: Config.nonEmptyString("DATA_DIR").pipe(Config.withDefault("./.data")),
+  databaseUrl: Config.option(
+    secret("DATABASE_URL", {
+      message: "must be a PostgreSQL URL: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE",
+      validation: isPostgresUrl
+    })
   ),
-  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data")),
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
-  databasePoolMax: Config.integer("DATABASE_POOL_MAX").pipe(Config.withDefault(10)),
-  /** Absent or empty: the admin API is off. */
+  databasePoolMax: integerIn("DATABASE_POOL_MAX", 1, 1_000, 10),
+  /** How long start-up keeps trying to reach PostgreSQL (it may be starting too) before it gives up. */
+  databaseStartupTimeoutMs: integerIn("DATABASE_STARTUP_TIMEOUT_MS", 0, 3_600_000, 30_000, " of milliseconds"),
   /** A JWK Set of private signing keys; unset: a key is generated and kept in the store. */
-  signingKeys: Config.option(Config.redacted("JWT_SIGNING_KEYS")),
-  adminToken: Config.option(Config.redacted("ADMIN_TOKEN")).pipe(
-    Config.map(Option.filter((token) => Redacted.value(token).trim() !== ""))
-  ),
-  maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(
-    Config.validate({ message: "MAX_BODY_BYTES must be positive", validation: (bytes) => bytes > 0 }),
-    Config.withDefault(Limits.body.defaultMaxBytes)
-  ),
-  apiKeyCacheMs: Config.integer("API_KEY_CACHE_MS").pipe(Config.withDefault(5_000)),
-  shutdownTimeoutMs: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+  signingKeys: Config.option(secret("JWT_SIGNING_KEYS")),
+  /** Absent or empty: the admin API is off. */
+  adminToken: Config.option(secret("ADMIN_TOKEN")).pipe(Config.map(nonBlank)),
+  maxBodyBytes: integerIn("MAX_BODY_BYTES", 1_024, 64 * 1024 * 1024, Limits.body.defaultMaxBytes, " of bytes"),
+  apiKeyCacheMs: integerIn("API_KEY_CACHE_MS", 0, 3_600_000, 5_000, " of milliseconds"),
+  shutdownTimeoutMs: integerIn("SHUTDOWN_TIMEOUT_MS", 0, 600_000, 10_000, " of milliseconds"),
   /**
    * Proxies whose X-Forwarded-For is believed (comma-separated addresses).
    * Empty: the client address is the socket's peer.
    */
   trustedProxies: Config.string("TRUSTED_PROXIES").pipe(
+    Config.validate({
+      message: "must be IP addresses separated by commas",
+      validation: (list) => commaList(list).every((entry) => isIP(entry) !== 0)
+    }),
     Config.withDefault(""),
-    Config.map(
-      (list) =>
-        new Set(
-          list
-            .split(",")
-            .map((entry) => entry.trim())
-            .filter((entry) => entry !== "")
-        )
-    )
+    Config.map((list) => new Set(commaList(list)))
   ),
   /** An OpenAI-compatible endpoint for thread titles; unset: titles are extractive (no model). */
-  titleModelBaseUrl: Config.option(Config.string("TITLE_MODEL_BASE_URL")),
-  titleModelApiKey: Config.option(Config.redacted("TITLE_MODEL_API_KEY")),
-  titleModel: Config.string("TITLE_MODEL").pipe(Config.withDefault("gpt-4o-mini")),
+  titleModelBaseUrl: Config.option(baseUrlSetting("TITLE_MODEL_BASE_URL")),
+  titleModelApiKey: Config.option(secret("TITLE_MODEL_API_KEY")),
+  titleModel: Config.nonEmptyString("TITLE_MODEL").pipe(Config.withDefault("gpt-4o-mini")),
   /** A model stream that goes this long without a delta fails. */
-  titleModelTimeoutMs: Config.integer("TITLE_MODEL_TIMEOUT_MS").pipe(Config.withDefault(30_000)),
+  titleModelTimeoutMs: integerIn("TITLE_MODEL_TIMEOUT_MS", 1, 600_000, 30_000, " of milliseconds"),
   bootstrap: Config.boolean("BOOTSTRAP_DEFAULT_PROJECT").pipe(Config.withDefault(true)),
-  /** Where the local blob store keeps attachments; unset: `${DATA_DIR}/blobs`. */
-  blobDir: Config.option(Config.string("BLOB_DIR")),
-  /** HMAC key of the local store's signed URLs; unset: generated once and kept in the database. */
-  blobSigningSecret: Config.option(Config.redacted("BLOB_SIGNING_SECRET")).pipe(
-    Config.map(Option.filter((secret) => Redacted.value(secret).trim() !== ""))
+  /**
+   * The first API key of the project `default` made on an empty store, for
+   * unattended installs; unset: one is generated and printed once.
+   */
+  bootstrapApiKey: Config.option(
+    secret("BOOTSTRAP_API_KEY", {
+      message: "must be sk_ followed by 32 to 128 letters, digits, - or _",
+      validation: (key) => /^sk_[A-Za-z0-9_-]{32,128}$/.test(key)
+    })
   ),
+  /** Where the local blob store keeps attachments; unset: `${DATA_DIR}/blobs`. */
+  blobDir: Config.option(Config.nonEmptyString("BLOB_DIR")),
+  /** HMAC key of the local store's signed URLs; unset: generated once and kept in the database. */
+  blobSigningSecret: Config.option(
+    secret("BLOB_SIGNING_SECRET", {
+      message: `must be at least ${BLOB_SECRET_MIN_LENGTH} characters (or empty: generated and kept in the store)`,
+      validation: (value) => value.trim() === "" || value.length >= BLOB_SECRET_MIN_LENGTH
+    })
+  ).pipe(Config.map(nonBlank)),
   /** Set: attachments go to this S3 bucket (any S3-compatible endpoint) instead of the local store. */
   s3Bucket: Config.option(Config.string("S3_BUCKET")).pipe(Config.map(Option.filter((bucket) => bucket !== ""))),
-  s3Endpoint: Config.option(Config.string("S3_ENDPOINT")),
-  s3Region: Config.string("S3_REGION").pipe(Config.withDefault("us-east-1")),
+  s3Endpoint: Config.option(baseUrlSetting("S3_ENDPOINT")),
+  s3Region: Config.nonEmptyString("S3_REGION").pipe(Config.withDefault("us-east-1")),
   /** Both unset: the AWS SDK's default credential chain (environment, profile, instance role). */
   s3AccessKeyId: Config.option(Config.string("S3_ACCESS_KEY_ID")),
-  s3SecretAccessKey: Config.option(Config.redacted("S3_SECRET_ACCESS_KEY")),
+  s3SecretAccessKey: Config.option(secret("S3_SECRET_ACCESS_KEY")),
   s3ForcePathStyle: Config.boolean("S3_FORCE_PATH_STYLE").pipe(Config.withDefault(false)),
   /** The base of the `publicUrl` of an S3 attachment; unset: derived from the endpoint and bucket. */
-  s3PublicUrl: Config.option(Config.string("S3_PUBLIC_URL")),
+  s3PublicUrl: Config.option(baseUrlSetting("S3_PUBLIC_URL")),
   /**
    * The service's public URL: the `iss` of the JWTs it signs. Unset: the
    * address it listens on (`http://HOST:PORT`), right only for local use.
    */
-  publicUrl: Config.string("PUBLIC_URL").pipe(
-    Config.orElse(() =>
-      Config.all([
-        Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
-        Config.integer("PORT").pipe(Config.withDefault(8787))
-      ]).pipe(Config.map(([host, port]) => `http://${host}:${port}`))
-    ),
-    Config.map((url) => url.replace(/\/$/, ""))
+  publicUrl: Config.all([Config.option(baseUrlSetting("PUBLIC_URL")), host, port]).pipe(
+    Config.map(([url, host, port]) => Option.getOrElse(url, () => `http://${host}:${port}`))
   )
 } as const
+
+/** S3 credentials come in pairs: one without the other is a mistake, not the default chain. */
+export const S3CredentialsConfig = Config.all([AppConfig.s3AccessKeyId, AppConfig.s3SecretAccessKey]).pipe(
+  Config.validate({
+    message: "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together, or both left unset",
+    validation: ([id, secret]) => Option.isSome(id) === Option.isSome(secret)
+  })
+)

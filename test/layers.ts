@@ -6,6 +6,7 @@
 
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as ConfigProvider from "effect/ConfigProvider"
 import type * as Duration from "effect/Duration"
@@ -19,6 +20,7 @@ import * as Scope from "effect/Scope"
 import pg from "pg"
 import { afterAll, beforeAll } from "vitest"
 import { gatewayLayer } from "../app/Gateway.js"
+import { LoggingLive } from "../src/Logging.js"
 import * as Database from "../src/storage/Database.js"
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789"
@@ -114,14 +116,44 @@ export interface Gateway {
   readonly close: () => Promise<void>
 }
 
+export interface GatewayOptions {
+  /** Log as `npm start` does (LoggingLive: LOG_FORMAT and LOG_LEVEL from `env`, to the console) instead of not at all. */
+  readonly logging?: boolean
+  /**
+   * Where to keep what the gateway logs at ERROR (a 500's cause, pretty-printed), so
+   * that a suite can show why a request failed when logging is otherwise off.
+   */
+  readonly errors?: Array<string>
+}
+
+/** A logger that keeps ERROR lines, with their causes, in `into`. */
+const errorsInto = (into: Array<string>) =>
+  Logger.add(
+    Logger.make(({ logLevel, message, cause, date }) => {
+      if (!LogLevel.greaterThanEqual(logLevel, LogLevel.Error)) return
+      const text = Array.isArray(message) ? message.map(String).join(" ") : String(message)
+      into.push(`${date.toISOString()} ${text}${Cause.isEmpty(cause) ? "" : `\n${Cause.pretty(cause)}`}`)
+    })
+  )
+
 /** Starts the whole gateway on 127.0.0.1:<free port>. */
-export const startGateway = async (store: Database.StoreKind, env: Record<string, string> = {}): Promise<Gateway> => {
+export const startGateway = async (
+  store: Database.StoreKind,
+  env: Record<string, string> = {},
+  options: GatewayOptions = {}
+): Promise<Gateway> => {
   const clock = new ShiftableClock()
   const config = ConfigProvider.fromMap(
     new Map(Object.entries({ ADMIN_TOKEN, BOOTSTRAP_DEFAULT_PROJECT: "false", PORT: "0", HOST: "127.0.0.1", ...env }))
   )
   const layer = gatewayLayer(Database.layerFor(store, 5)).pipe(
-    Layer.provide(Logger.minimumLogLevel(process.env.TEST_LOG ? LogLevel.Debug : LogLevel.None)),
+    Layer.provide(options.logging ? LoggingLive : Layer.empty),
+    Layer.provide(options.errors === undefined ? Layer.empty : errorsInto(options.errors)),
+    Layer.provide(
+      Logger.minimumLogLevel(
+        process.env.TEST_LOG ? LogLevel.Debug : options.errors === undefined ? LogLevel.None : LogLevel.Error
+      )
+    ),
     Layer.provide(Layer.setClock(clock)),
     Layer.provide(Layer.setConfigProvider(config))
   )
@@ -214,7 +246,11 @@ export const NOW = "2026-11-22T10:15:30.123Z"
  * One gateway for a suite on a fresh store: started before its tests, closed
  * (and its database dropped) after them. Read `.current` inside tests.
  */
-export const useGateway = (storeUnderTest: StoreUnderTest, env: Record<string, string> = {}) => {
+export const useGateway = (
+  storeUnderTest: StoreUnderTest,
+  env: Record<string, string> = {},
+  options: GatewayOptions = {}
+) => {
   const handle: { current: Gateway; store: Database.StoreKind } = {
     store: { kind: "embedded", dataDir: undefined },
     current: {
@@ -229,7 +265,7 @@ export const useGateway = (storeUnderTest: StoreUnderTest, env: Record<string, s
     const made = await storeUnderTest.make()
     drop = made.drop
     handle.store = made.store
-    handle.current = await startGateway(made.store, env)
+    handle.current = await startGateway(made.store, env, options)
   })
   afterAll(async () => {
     await handle.current.close()

@@ -19,15 +19,19 @@ import {
   Issue,
   NotFound,
   PayloadTooLarge,
+  Unavailable,
   UnsupportedMediaType
 } from "../../schema/Errors.js"
-import { isUnstorableValue } from "../../src/Defects.js"
+import { isStoreUnavailable, isUnstorableValue } from "../../src/Defects.js"
 import { Origins } from "../../src/Origins.js"
 import { declaresBody, JsonBodyError, MAX_BYTES_EXCEEDED, withBodyRules } from "./Body.js"
 import { FrontendProject, splitFrontendUrl } from "./Frontend.js"
-import { makeRouteTable, type RouteRules } from "./RouteTable.js"
+import type { RouteRules, RouteTable } from "./RouteTable.js"
 
-type WireError = InvalidRequest | Forbidden | NotFound | PayloadTooLarge | UnsupportedMediaType | Internal
+type WireError = InvalidRequest | Forbidden | NotFound | PayloadTooLarge | UnsupportedMediaType | Unavailable | Internal
+
+/** Retry-After of a 503 while the store is unreachable: the pool reconnects by itself once it is back. */
+export const STORE_RETRY_AFTER_S = 5
 
 /** A wire error (schema/Errors.ts) as a response: its fields are the body. */
 const reply = (status: number, error: WireError) => HttpServerResponse.unsafeJson(error, { status })
@@ -100,6 +104,17 @@ const fromCause = (cause: Cause.Cause<unknown>) => {
       Effect.as(invalidRequest("a value in the request cannot be stored"))
     )
   }
+  if (isStoreUnavailable(error)) {
+    return Effect.logWarning("the store is unreachable", cause).pipe(
+      Effect.as(
+        HttpServerResponse.setHeader(
+          reply(503, new Unavailable({ message: "the service is unavailable for now; retry later" })),
+          "retry-after",
+          String(STORE_RETRY_AFTER_S)
+        )
+      )
+    )
+  }
   return Effect.logError("request failed", cause).pipe(
     Effect.as(reply(500, new Internal({ message: "internal error" })))
   )
@@ -170,11 +185,11 @@ const notOnThisHost = (servedOn: "backend" | "frontend") =>
 const originRefused = () =>
   reply(403, new Forbidden({ message: "this origin is not allowed for the project (see its allowed origins)" }))
 
-export const gatewayMiddleware = (defaultMaxBytes: number) =>
+/** The middleware over `routes`, the route table the server's access log reads too (one per server). */
+export const gatewayMiddleware = (routes: RouteTable) =>
   HttpLayerRouter.middleware(
     Effect.gen(function* () {
       const origins = yield* Origins
-      const routes = makeRouteTable(defaultMaxBytes)
       return (httpEffect) =>
         Effect.gen(function* () {
           const original = yield* HttpServerRequest.HttpServerRequest

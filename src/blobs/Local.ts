@@ -11,7 +11,6 @@ import type { Readable } from "node:stream"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -22,10 +21,6 @@ import { blobRoute, keyOfBlobRoute } from "../../schema/BlobRoute.js"
 import { sameSecret } from "../auth/Secrets.js"
 import { AppConfig } from "../Config.js"
 import { BlobStore, type SignedRequest, type WriteResult } from "./BlobStore.js"
-
-export class BlobConfigError extends Data.TaggedError("BlobConfigError")<{ readonly message: string }> {}
-
-const SECRET_MIN_LENGTH = 32
 
 /**
  * The signature of a local blob URL: HMAC-SHA256 over method, key, expiry
@@ -42,15 +37,8 @@ export const signBlobRequest = (
 /** BLOB_SIGNING_SECRET, or the one in the store, created by whichever gateway comes first. */
 const signingSecret = Effect.gen(function* () {
   const configured = yield* AppConfig.blobSigningSecret
-  if (Option.isSome(configured)) {
-    const secret = Redacted.value(configured.value)
-    if (secret.length < SECRET_MIN_LENGTH) {
-      return yield* new BlobConfigError({
-        message: `BLOB_SIGNING_SECRET must be at least ${SECRET_MIN_LENGTH} characters`
-      })
-    }
-    return secret
-  }
+  // Its length is checked where the setting is read (src/Config.ts), before the start.
+  if (Option.isSome(configured)) return Redacted.value(configured.value)
   const sql = yield* SqlClient.SqlClient
   // One row (id = 1): a concurrent first start inserts nothing, and both read the winner's.
   yield* sql`INSERT INTO blob_signing_secret (id, secret) VALUES (1, ${randomBytes(32).toString("base64url")})

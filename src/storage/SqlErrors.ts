@@ -1,11 +1,9 @@
 import { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
+import { errorCode } from "../ErrorCode.js"
 
 /** The SQLSTATE of a database error, when the driver gave one. */
-export const sqlState = (error: SqlError): string | undefined => {
-  const cause: unknown = error.cause
-  return typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
-}
+export const sqlState = (error: SqlError): string | undefined => errorCode(error.cause)
 
 /** A row the statement referenced went away concurrently (foreign key violation, 23503). */
 export const isReferenceGone = (error: unknown): boolean => error instanceof SqlError && sqlState(error) === "23503"

@@ -122,6 +122,8 @@ export const resolve = (doc: OpenApiDocument, schema: JsonSchema): JsonSchema =>
 export const operationsOf = (doc: OpenApiDocument): Array<Operation> => {
   const operations: Array<Operation> = []
   for (const [route, item] of Object.entries(doc.paths)) {
+    // The frontend copies (/p/{project_id}/v1/...): the modes already send every route to both hosts.
+    if (route.startsWith("/p/")) continue
     for (const [method, operation] of Object.entries(item)) {
       if (!METHODS.includes(method)) continue
       const parameters = operation.parameters ?? []

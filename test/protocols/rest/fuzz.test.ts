@@ -223,7 +223,9 @@ const mergeHeaders = (mode: Readonly<Record<string, string>>, overrides: FuzzCas
 }
 
 describe.each(stores)("OpenAPI fuzz ($name)", (storeUnderTest) => {
-  const handle = useGateway(storeUnderTest)
+  // What the gateway logs at ERROR: the cause of a 500, shown when the test fails.
+  const gatewayErrors: Array<string> = []
+  const handle = useGateway(storeUnderTest, {}, { errors: gatewayErrors })
   let gateway: Gateway
   let doc: OpenApiDocument
   let projectId: string
@@ -469,7 +471,10 @@ describe.each(stores)("OpenAPI fuzz ($name)", (storeUnderTest) => {
     }
     expect(total).toBeGreaterThan(MIN_REQUESTS_PER_STORE)
     for (const mode of modes) expect(tally.sent[mode.name] ?? 0, `requests in mode ${mode.name}`).toBeGreaterThan(100)
-    expect(failures.slice(0, MAX_REPORTED_FAILURES)).toEqual([])
+    expect(
+      failures.slice(0, MAX_REPORTED_FAILURES),
+      `the gateway logged: ${gatewayErrors.slice(0, MAX_REPORTED_FAILURES).join("\n") || "nothing at ERROR"}`
+    ).toEqual([])
     expect(failures).toHaveLength(0)
   }, 600_000)
 })
