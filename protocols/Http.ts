@@ -1,6 +1,6 @@
 /**
- * The one HTTP server: the REST API (HttpApi), health, the JWKS, the OpenAPI
- * document and its docs page, behind the gateway middleware.
+ * The one HTTP server: the REST API (HttpApi), OTLP trace exports, health, the
+ * JWKS, the OpenAPI document and its docs page, behind the gateway middleware.
  */
 import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
@@ -10,10 +10,15 @@ import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import { Api } from "../schema/Api.js"
 import { AppConfig } from "../src/Config.js"
+import { DatabasePool } from "../src/DatabasePool.js"
 import { LogLevelConfig } from "../src/Logging.js"
+import { Usage } from "../src/Usage.js"
+import { accessLog } from "./AccessLog.js"
 import { BlobRoutes } from "./Blobs.js"
 import { HealthRoutes } from "./Health.js"
 import { JwksRoutes } from "./Jwks.js"
+import { METRICS_PATH, MetricsConfig, makeMetrics, metricsRoute } from "./Metrics.js"
+import { TraceRoutes } from "./otlp/Routes.js"
 import { AdminLive } from "./rest/Admin.js"
 import { AdminAuthLive, AuthenticatedLive, ProjectApiKeyLive } from "./rest/Auth.js"
 import { AuthTokensLive } from "./rest/AuthTokens.js"
@@ -22,6 +27,7 @@ import { FilesLive } from "./rest/Files.js"
 import { gatewayMiddleware } from "./rest/Gateway.js"
 import { MessagesLive } from "./rest/Messages.js"
 import { ProjectReadLive } from "./rest/ProjectRead.js"
+import { makeRouteTable, type RouteTable } from "./rest/RouteTable.js"
 import { RunsLive } from "./rest/Runs.js"
 import { ScoresLive } from "./rest/Scores.js"
 import { ClaimLive, SessionsLive } from "./rest/Sessions.js"
@@ -48,26 +54,59 @@ const ApiRoutes = HttpLayerRouter.addHttpApi(Api, { openapiPath: OPENAPI_PATH })
   Layer.provide([AuthenticatedLive, AdminAuthLive, ProjectApiKeyLive])
 )
 
-const Docs = HttpApiScalar.layerHttpLayerRouter({ api: Api, path: "/docs" })
+/**
+ * The docs page runs the Scalar bundle @effect/platform ships (inlined, no
+ * CDN), with everything that talks to a third party off: the toolbar (its
+ * "Share" uploads the document to Scalar's registry), the "open in API
+ * client" button (client.scalar.com), telemetry, the default fonts
+ * (fonts.scalar.com); no proxy URL, so "Test request" goes straight to this
+ * gateway, at the document's relative server.
+ */
+const scalar: HttpApiScalar.ScalarConfig & {
+  readonly showToolbar: "never"
+  readonly hideClientButton: boolean
+  readonly telemetry: boolean
+} = { showToolbar: "never", hideClientButton: true, telemetry: false, withDefaultFonts: false }
 
-export const RoutesLive = Layer.unwrapEffect(
-  Effect.map(AppConfig.maxBodyBytes, (maxBodyBytes) =>
-    Layer.mergeAll(ApiRoutes, HealthRoutes, JwksRoutes, Docs, gatewayMiddleware(maxBodyBytes), BlobRoutes)
-  )
-)
+const Docs = HttpApiScalar.layerHttpLayerRouter({ api: Api, path: "/docs", scalar })
+
+/** Every route of the server, behind the gateway middleware over `table`. */
+const routesOver = (table: RouteTable) =>
+  Layer.mergeAll(ApiRoutes, HealthRoutes, JwksRoutes, Docs, gatewayMiddleware(table), BlobRoutes, TraceRoutes)
+
+/** Routes of the server that are not API endpoints: their paths are their metric labels. */
+const OTHER_ROUTES = new Set(["/readyz", "/.well-known/jwks.json", "/docs", OPENAPI_PATH, METRICS_PATH])
 
 /**
- * No span per HTTP request: nothing exports them yet, and making one costs
- * every request (measured in bench/). The request log line (one per request,
- * at info) is written by the platform's logger middleware, which costs a
- * request about as much when its line is filtered out: below info it is not
- * installed at all.
+ * The server, with one access-log middleware around it (AccessLog.ts:
+ * request id, access line, metrics, the request's span when traces are
+ * exported). The platform's request logger and request span are off: both
+ * record the URL unredacted. The access line is written at info; above info
+ * it is not made at all.
  */
 export const HttpLive = Layer.unwrapEffect(
-  Effect.map(LogLevelConfig, (level) =>
-    HttpMiddleware.withTracerDisabledWhen(
-      HttpLayerRouter.serve(RoutesLive, { disableLogger: LogLevel.greaterThan(level, LogLevel.Info) }),
+  Effect.gen(function* () {
+    const level = yield* LogLevelConfig
+    const metricsConfig = yield* MetricsConfig
+    const maxBodyBytes = yield* AppConfig.maxBodyBytes
+    const usage = yield* Usage
+    const pool = yield* DatabasePool
+    const metrics = metricsConfig.enabled ? makeMetrics({ usageBacklog: usage.backlog, pool: pool.stats }) : undefined
+    // One route table: the gateway middleware's rules and the access log's route labels.
+    const table = makeRouteTable(maxBodyBytes)
+    const routes =
+      metrics === undefined
+        ? routesOver(table)
+        : Layer.merge(routesOver(table), metricsRoute(metrics, metricsConfig.token))
+    const middleware = accessLog({
+      routes: table,
+      otherRoutes: OTHER_ROUTES,
+      logLines: !LogLevel.greaterThan(level, LogLevel.Info),
+      metrics
+    })
+    return HttpMiddleware.withTracerDisabledWhen(
+      HttpLayerRouter.serve(routes, { disableLogger: true, middleware }),
       () => true
     )
-  )
+  })
 )

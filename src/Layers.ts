@@ -7,7 +7,6 @@ import { Sessions } from "./auth/Sessions.js"
 import { SigningKeys } from "./auth/SigningKeys.js"
 import { Tokens } from "./auth/Tokens.js"
 import * as LocalBlobs from "./blobs/Local.js"
-import * as S3Blobs from "./blobs/S3.js"
 import { AppConfig } from "./Config.js"
 import { Events } from "./Events.js"
 import { Files } from "./Files.js"
@@ -21,11 +20,18 @@ import { Scores } from "./Scores.js"
 import { SdkClients } from "./SdkClients.js"
 import { Threads } from "./Threads.js"
 import { Titles } from "./Titles.js"
+import { Traces } from "./Traces.js"
 import { Usage } from "./Usage.js"
 
 /** Attachments: the S3 bucket named by S3_BUCKET, else files under BLOB_DIR served by the gateway. */
 export const BlobStoreLive = Layer.unwrapEffect(
-  Effect.map(AppConfig.s3Bucket, (bucket) => (Option.isSome(bucket) ? S3Blobs.layer(bucket.value) : LocalBlobs.layer))
+  Effect.gen(function* () {
+    const bucket = yield* AppConfig.s3Bucket
+    if (Option.isNone(bucket)) return LocalBlobs.layer
+    // The AWS SDK (about 0.4 s and 25 MB to load) only when S3 is configured.
+    const S3Blobs = yield* Effect.promise(() => import("./blobs/S3.js"))
+    return S3Blobs.layer(bucket.value)
+  })
 )
 
 /** Every service the protocols use; each needs only a SqlClient. */
@@ -43,6 +49,7 @@ export const ServicesLive = Layer.mergeAll(
   Tokens.Default,
   Usage.Default,
   Runs.Default,
+  Traces.Default,
   Scores.Default,
   Events.Default,
   Titles.Default,

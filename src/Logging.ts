@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import { redactText } from "./Redact.js"
 
 const describe = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : "unknown error"
@@ -33,24 +34,33 @@ export const guarded = <A>(logger: Logger.Logger<unknown, A>): Logger.Logger<unk
   })
 
 /**
+ * Every line goes through redactText (Redact.ts) before it is written: a
+ * signed URL or an Authorization value quoted in a message, a cause or an
+ * annotation loses its secret whichever code logged it. The pretty format
+ * (for a terminal) writes without a line string to redact; the access line
+ * (protocols/AccessLog.ts) is redacted where it is made, whatever the format.
+ *
  * One logger per format, made once: the layer may be provided more than once
  * (app/main.ts provides it to the gateway and to the launch), and the runtime
  * keeps its loggers in a set, so the same logger is kept once where two new
  * ones would each write every line.
  */
 const LOGGERS = {
-  json: guarded(Logger.withConsoleLog(Logger.jsonLogger)),
-  logfmt: guarded(Logger.withConsoleLog(Logger.logfmtLogger)),
+  json: guarded(Logger.withConsoleLog(Logger.map(Logger.jsonLogger, redactText))),
+  logfmt: guarded(Logger.withConsoleLog(Logger.map(Logger.logfmtLogger, redactText))),
   pretty: guarded(Logger.prettyLogger())
 } as const
 
 /** LOG_LEVEL, info by default. */
 export const LogLevelConfig = Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
 
-/** LOG_FORMAT json (default: one JSON object a line), logfmt or pretty; LOG_LEVEL info by default. */
+/** LOG_FORMAT json (default: one JSON object a line), logfmt or pretty. */
+export const LogFormatConfig = Config.literal("json", "pretty", "logfmt")("LOG_FORMAT").pipe(Config.withDefault("json"))
+
+/** LOG_FORMAT and LOG_LEVEL (above). */
 export const LoggingLive = Layer.unwrapEffect(
   Effect.gen(function* () {
-    const format = yield* Config.literal("json", "pretty", "logfmt")("LOG_FORMAT").pipe(Config.withDefault("json"))
+    const format = yield* LogFormatConfig
     const level = yield* LogLevelConfig
     return Layer.merge(Logger.replace(Logger.defaultLogger, LOGGERS[format]), Logger.minimumLogLevel(level))
   })

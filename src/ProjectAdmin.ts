@@ -24,11 +24,11 @@ export class ProjectAdmin extends Effect.Service<ProjectAdmin>()("svc/ProjectAdm
     const keys = yield* ApiKeys
     const sdkClients = yield* SdkClientsRepo
 
-    const insertWithKey = (name: string) =>
+    const insertWithKey = (name: string, given?: string) =>
       Effect.gen(function* () {
         const projectId = newId("proj")
         yield* repo.insert(projectId, name)
-        const { apiKey } = yield* keys.create(projectId, { name: "first key" })
+        const { apiKey } = yield* keys.create(projectId, { name: "first key", given })
         const created: typeof ProjectCreated.Type = { project_id: projectId, api_key: apiKey }
         return created
       })
@@ -61,11 +61,12 @@ export class ProjectAdmin extends Effect.Service<ProjectAdmin>()("svc/ProjectAdm
      * On an empty store: a project named `default`, whose id and key are
      * answered once. Gateways starting together on one database make one.
      */
-    const bootstrap = fn("ProjectAdmin.bootstrap")(function* () {
+    /** On an empty store, the project `default` and its first key (`given`, or a new one); else undefined. */
+    const bootstrap = fn("ProjectAdmin.bootstrap")(function* (given?: string) {
       return yield* repo.exclusively(
         Effect.gen(function* () {
           if ((yield* repo.count) > 0) return undefined
-          return yield* insertWithKey("default")
+          return yield* insertWithKey("default", given)
         })
       )
     })

@@ -4,8 +4,8 @@
  * no stack capture) while they are not. `Effect.fn` costs every call even
  * with the tracer off (it captures a stack for the span and wraps the
  * effect): two on the path of `GET /v1/threads/{id}` were about a sixth of
- * its CPU (measured with bench/). The names stay in the code for the day an
- * exporter is configured (`exportSpans(true)`, see Tracing.ts).
+ * its CPU (measured with bench/). With an OTLP endpoint configured,
+ * Tracing.ts turns spans on (`exportSpans(true)`) for the gateway's life.
  */
 import * as Effect from "effect/Effect"
 

@@ -29,6 +29,21 @@ export type UsageDelta = Partial<UsageCounts>
 export type UsageDay = typeof UsageDayRow.Type
 export type UsageTotals = UsageCounts & { readonly active_users: number }
 
+/**
+ * The user of counts that have none (a run made from a trace span that names
+ * no user or thread): counted in the figures, never as an active user.
+ */
+export const NO_USER = ""
+
+export interface UsageBacklog {
+  /** (project, day, user) rows counted in memory and not yet written. */
+  readonly pending: number
+  /** Age in ms of the oldest count not yet written; 0 when none waits. */
+  readonly lagMs: number
+  /** Epoch ms of the last flush that left nothing behind; undefined before the first. */
+  readonly lastFlushedAt: number | undefined
+}
+
 const zero = (): MutableCounts => {
   const counts = {} as MutableCounts
   for (const field of USAGE_FIELDS) counts[field] = 0
@@ -92,6 +107,11 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     let pending = new Map<string, Pending>()
+    /** When the oldest count still in `pending` was recorded (background lag, see `backlog`). */
+    let pendingSince: number | undefined
+    /** When the oldest count of the batch being written was recorded. */
+    let writingSince: number | undefined
+    let lastFlushedAt: number | undefined
 
     const clock = yield* Effect.clock
     const record = (
@@ -106,12 +126,14 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
       if (entry === undefined) {
         entry = { projectId, day, userId, counts: zero() }
         pending.set(key, entry)
+        pendingSince ??= clock.unsafeCurrentTimeMillis()
       }
       for (const field of USAGE_FIELDS) entry.counts[field] += delta[field] ?? 0
     }
 
-    const merge = (entries: Iterable<Pending>) => {
+    const merge = (entries: Iterable<Pending>, since: number | undefined) => {
       for (const entry of entries) record(entry.projectId, entry.userId, entry.counts, new Date(entry.day))
+      if (since !== undefined) pendingSince = Math.min(since, pendingSince ?? since)
     }
 
     const write = (batch: ReadonlyArray<Pending>) => {
@@ -132,9 +154,15 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
 
     /** Writes everything counted so far; on failure the counts go back for the next flush. */
     const flush = Effect.suspend(() => {
-      if (pending.size === 0) return Effect.void
+      if (pending.size === 0) {
+        lastFlushedAt = clock.unsafeCurrentTimeMillis()
+        return Effect.void
+      }
       const batch = pending
+      const since = pendingSince
       pending = new Map()
+      pendingSince = undefined
+      writingSince = since
       // Sorted keys: two gateways flushing the same rows lock them in one order.
       const entries = [...batch.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, entry]) => entry)
       // In statements of at most FLUSH_ROWS rows (PostgreSQL takes 65,535 parameters a statement, 11 a row):
@@ -148,11 +176,18 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
             )
           )
           if (!written) {
-            merge(entries.slice(start))
+            merge(entries.slice(start), since)
             return
           }
         }
-      })
+        lastFlushedAt = clock.unsafeCurrentTimeMillis()
+      }).pipe(
+        Effect.ensuring(
+          Effect.sync(() => {
+            writingSince = undefined
+          })
+        )
+      )
     }).pipe(flushing.withPermits(1), Effect.uninterruptible)
 
     yield* flush.pipe(Effect.repeat(Schedule.spaced(Duration.seconds(1))), Effect.forkScoped)
@@ -163,7 +198,7 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
       const { from, to } = yield* usageSpan(query, new Date(clock.unsafeCurrentTimeMillis()))
       yield* flush
       const rows = yield* sql<UsageCounts & { day: string; active_users: number }>`
-        SELECT to_char(u.day, 'YYYY-MM-DD') AS day, ${sql.literal(sumColumns)}, count(*)::int AS active_users
+        SELECT to_char(u.day, 'YYYY-MM-DD') AS day, ${sql.literal(sumColumns)}, count(*) FILTER (WHERE u.user_id <> '')::int AS active_users
         FROM usage_daily u
         WHERE u.project_id = ${projectId} AND u.day BETWEEN ${from}::date AND ${to}::date
           AND ${sql.literal(NOT_TEST_USER)}
@@ -180,7 +215,7 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
       const { from, to } = yield* usageSpan(query, new Date(clock.unsafeCurrentTimeMillis()))
       yield* flush
       const [row] = yield* sql<UsageCounts & { active_users: number }>`
-        SELECT ${sql.literal(sumColumns)}, count(DISTINCT u.user_id)::int AS active_users
+        SELECT ${sql.literal(sumColumns)}, count(DISTINCT NULLIF(u.user_id, ''))::int AS active_users
         FROM usage_daily u
         WHERE u.project_id = ${projectId} AND u.day BETWEEN ${from}::date AND ${to}::date
           AND ${sql.literal(NOT_TEST_USER)}`.pipe(Effect.orDie)
@@ -188,6 +223,20 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
       return { from, to, totals }
     })
 
-    return { record, flush, daily, period } as const
+    /**
+     * The background flush's state, for monitoring: counts waiting, the age of
+     * the oldest (0 when none waits: the lag), and when a flush last left nothing behind.
+     */
+    const backlog = (): UsageBacklog => {
+      const now = clock.unsafeCurrentTimeMillis()
+      const oldest = Math.min(pendingSince ?? now, writingSince ?? now)
+      return {
+        pending: pending.size,
+        lagMs: Math.max(0, now - oldest),
+        lastFlushedAt
+      }
+    }
+
+    return { record, flush, daily, period, backlog } as const
   })
 }) {}

@@ -35,10 +35,15 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("svc/ApiKeys", {
 
     const create = fn("ApiKeys.create")(function* (
       projectId: string,
-      options: { readonly name?: string | undefined; readonly expiresInDays?: number | null | undefined }
+      options: {
+        readonly name?: string | undefined
+        readonly expiresInDays?: number | null | undefined
+        /** The key itself, chosen by the operator (BOOTSTRAP_API_KEY); unset: a new random one. */
+        readonly given?: string | undefined
+      }
     ) {
       // `sk_` + 43 URL-safe characters; only its SHA-256 is stored.
-      const apiKey = newSecret("sk")
+      const apiKey = options.given ?? newSecret("sk")
       const days = options.expiresInDays ?? null
       const row = yield* repo.insert({
         projectId,

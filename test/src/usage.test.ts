@@ -3,6 +3,9 @@
  * statement can carry (PostgreSQL takes 65,535 parameters, 11 a row) is
  * written in parts, and nothing is lost.
  */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
@@ -35,6 +38,39 @@ describe.each(stores)("usage rollup writer ($name)", (storeUnderTest) => {
       expect(totals.input_tokens).toBe((6_999 * 7_000) / 2)
     } finally {
       await drop()
+    }
+  }, 60_000)
+
+  it("writes what was counted before the shutdown: the layer's finalizer flushes it", async () => {
+    const made = await storeUnderTest.make()
+    // The embedded store in memory would go with the layer: a directory keeps it for the second look.
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-usage-"))
+    const store: Database.StoreKind = made.store.kind === "embedded" ? { kind: "embedded", dataDir } : made.store
+    const layer = () =>
+      Layer.mergeAll(Usage.Default, ProjectAdmin.Default).pipe(Layer.provideMerge(Database.layerFor(store, 2)))
+    const today = utcDay(new Date())
+    try {
+      const projectId = await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const { project_id } = yield* (yield* ProjectAdmin).create("usage-shutdown")
+            // Counted, then the scope closes at once: well before the next timed flush (1 s).
+            ;(yield* Usage).record(project_id, "user-1", { messages: 3 })
+            return project_id
+          }).pipe(Effect.provide(layer()))
+        )
+      )
+      const totals = await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            return (yield* (yield* Usage).period(projectId, { from: today, to: today })).totals
+          }).pipe(Effect.provide(layer()))
+        )
+      )
+      expect(totals.messages).toBe(3)
+    } finally {
+      await made.drop()
+      fs.rmSync(dataDir, { recursive: true, force: true })
     }
   }, 60_000)
 })

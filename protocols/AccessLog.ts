@@ -1,0 +1,140 @@
+/**
+ * What every request leaves behind, in one middleware around the whole
+ * server (so it sees the status that was really sent, 404s and 500s
+ * included):
+ *
+ * - its request id (RequestId.ts) on the response (`X-Request-Id`) and as
+ *   `request_id` on every log line written while it runs;
+ * - with traces exported (src/Tracing.ts), a server span named
+ *   `METHOD /route/template`, the parent of the use-case and query spans,
+ *   continuing the caller's `traceparent`; its `trace_id` and `span_id` on
+ *   the request's log lines;
+ * - its figures in the metrics (Metrics.ts), by route template;
+ * - at LOG_LEVEL info or below, one access line: method, route template,
+ *   status, duration, request id and the URL with its secrets redacted
+ *   (src/Redact.ts; no header is logged). It replaces the platform's request
+ *   logger, which logged the URL as is (a presigned URL with its signature).
+ *
+ * The platform's own request span is kept off (it records the whole URL,
+ * query included, as `url.full`): this one records the redacted URL.
+ */
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
+import { redactUrl } from "../src/Redact.js"
+import type { GatewayMetrics } from "./Metrics.js"
+import { REQUEST_ID_HEADER, requestIdFrom } from "./RequestId.js"
+import { splitFrontendUrl } from "./rest/Frontend.js"
+import type { RouteTable } from "./rest/RouteTable.js"
+
+export const UNMATCHED_ROUTE = "unmatched"
+
+export interface AccessLogOptions {
+  /** The API's routes (their templates). */
+  readonly routes: RouteTable
+  /** Routes of the server that are not API endpoints, by exact path (`/readyz`, `/metrics`...). */
+  readonly otherRoutes: ReadonlySet<string>
+  /** Write the access line (LOG_LEVEL at info or below). */
+  readonly logLines: boolean
+  readonly metrics: GatewayMetrics | undefined
+}
+
+const pathOf = (url: string) => {
+  const end = url.search(/[?#]/)
+  return end === -1 ? url : url.slice(0, end)
+}
+
+/** A CORS preflight asks about a route of another method: it is labelled with that route. */
+const PREFLIGHT_METHODS = ["GET", "POST", "PUT", "DELETE"] as const
+
+/** The route template of `method url`, frontend base URLs under their `/p/:project_id` prefix. */
+const routeOf = (options: AccessLogOptions, method: string, url: string): string | undefined => {
+  const frontend = url.startsWith("/p/") ? splitFrontendUrl(url) : undefined
+  const backendUrl = frontend?.url ?? url
+  // The router answers HEAD with the GET route.
+  const route =
+    method === "OPTIONS"
+      ? PREFLIGHT_METHODS.map((asked) => options.routes.rules(asked, backendUrl).route).find(
+          (found) => found !== undefined
+        )
+      : options.routes.rules(method === "HEAD" ? "GET" : method, backendUrl).route
+  if (route !== undefined) return frontend === undefined ? route : `/p/:project_id${route}`
+  const path = pathOf(url)
+  return options.otherRoutes.has(path) ? path : undefined
+}
+
+/** The status that was sent: the response's, or the one a failure was answered with (499: the client went away). */
+const statusOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>): number =>
+  Exit.isSuccess(exit) ? exit.value.status : HttpServerError.exitResponse(exit).status
+
+export const accessLog =
+  (options: AccessLogOptions) =>
+  <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
+    Effect.withFiberRuntime((fiber) => {
+      const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+      const requestId = requestIdFrom(request.headers[REQUEST_ID_HEADER])
+      // On the Node response itself: Node adds it to whatever head is written, errors and 404s included.
+      NodeHttpServerRequest.toServerResponse(request).setHeader(REQUEST_ID_HEADER, requestId)
+      const started = performance.now()
+      const route = routeOf(options, request.method, request.url)
+      const label = route ?? UNMATCHED_ROUTE
+
+      const answered = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, E>, status: number) => {
+        const seconds = (performance.now() - started) / 1000
+        options.metrics?.record(request.method, label, status, seconds)
+        if (!options.logLines) return exit
+        return Effect.zipRight(
+          Effect.annotateLogs(Effect.log("Sent HTTP response"), {
+            "http.method": request.method,
+            "http.route": label,
+            "http.status": status,
+            "http.url": redactUrl(request.url),
+            duration_ms: Math.round(seconds * 1e6) / 1e3
+          }),
+          exit
+        )
+      }
+
+      if (!fiber.getFiberRef(FiberRef.currentTracerEnabled)) {
+        return Effect.annotateLogs(
+          Effect.flatMap(Effect.exit(app), (exit) => answered(exit, statusOf(exit))),
+          "request_id",
+          requestId
+        )
+      }
+      const url = redactUrl(request.url)
+      const query = url.indexOf("?")
+      return Effect.useSpan(
+        route === undefined ? `http.server ${request.method}` : `${request.method} ${route}`,
+        {
+          parent: Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers)),
+          kind: "server",
+          captureStackTrace: false,
+          attributes: {
+            "http.request.method": request.method,
+            "http.route": label,
+            "url.path": pathOf(url),
+            ...(query === -1 ? {} : { "url.query": url.slice(query + 1) }),
+            "http.request.id": requestId
+          }
+        },
+        (span) =>
+          Effect.annotateLogs(
+            Effect.flatMap(Effect.exit(Effect.withParentSpan(app, span)), (exit) => {
+              const status = statusOf(exit)
+              span.attribute("http.response.status_code", status)
+              return answered(exit, status)
+            }),
+            { request_id: requestId, trace_id: span.traceId, span_id: span.spanId }
+          )
+      )
+    })
