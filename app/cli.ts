@@ -1,25 +1,42 @@
 /**
  * `svc` (bin/svc.mjs, `npm run svc`): the command line's composition root,
- * on the store named by DATABASE_URL / DATA_DIR.
+ * on the store named by DATABASE_URL / DATA_DIR. docs/cli.md describes its
+ * output and exit statuses.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import { runCli } from "../protocols/cli/Commands.js"
+import { runCli } from "../protocols/cli/Cli.js"
+import { ExitCode, storeUnavailable } from "../protocols/cli/Failure.js"
 import { Issuers } from "../src/auth/Issuers.js"
 import { Origins } from "../src/Origins.js"
 import { ProjectAdmin } from "../src/ProjectAdmin.js"
 import * as Database from "../src/storage/Database.js"
 
-const on = <A, E, R>(service: Layer.Layer<A, E, R>) => service.pipe(Layer.provide(Database.layer))
+/** Whatever stops the store from opening (unreachable, locked, settings invalid) is reported as such: exit 4. */
+const store = Database.layer.pipe(Layer.catchAllCause((cause) => Layer.fail(storeUnavailable(cause))))
+
+const on = <A, E, R>(service: Layer.Layer<A, E, R>) => service.pipe(Layer.provide(store))
 
 runCli({ projects: on(ProjectAdmin.Default), origins: on(Origins.Default), issuers: on(Issuers.Default) })(
   process.argv
 ).pipe(
   Effect.provide(NodeContext.layer),
   Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)),
-  NodeRuntime.runMain({ disableErrorReporting: true })
+  NodeRuntime.runMain({
+    disableErrorReporting: true,
+    teardown: (exit, onExit) =>
+      onExit(
+        Exit.isSuccess(exit) && typeof exit.value === "number"
+          ? exit.value
+          : Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+            ? ExitCode.interrupted
+            : ExitCode.failure
+      )
+  })
 )

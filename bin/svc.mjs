@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The admin command line; runs the TypeScript sources through tsx.
-import { register } from "tsx/esm/api"
+// The admin command line: the compiled dist/cli.js, built first when dist/ is missing or stale.
+import { ensureBuilt } from "../scripts/build.mjs"
 
-register()
-await import("../app/cli.ts")
+process.setSourceMapsEnabled(true)
+await ensureBuilt()
+await import("../dist/cli.js")

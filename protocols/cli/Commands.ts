@@ -4,53 +4,72 @@
  * store the gateway must be stopped (PGlite is single-process); use the admin
  * HTTP API while it runs.
  */
+
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as Console from "effect/Console"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { AllowedOrigins, CreateProject, ExternalIssuer, Plan, TestUserPrefixes } from "../../schema/Admin.js"
+import { InvalidRequest, Issue } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { Issuers } from "../../src/auth/Issuers.js"
 import { Origins } from "../../src/Origins.js"
 import { ProjectAdmin } from "../../src/ProjectAdmin.js"
+import { print } from "./Output.js"
 
-class CliInputError extends Data.TaggedError("CliInputError")<{ readonly message: string }> {}
+/** The option that gave a request field, where its name is not the field's with dashes. */
+const repeatedOptions: Record<string, string> = { origins: "--origin", prefixes: "--prefix" }
+const optionOf = (field: PropertyKey | undefined) =>
+  field === undefined ? "" : (repeatedOptions[String(field)] ?? `--${String(field).replaceAll("_", "-")}`)
 
-/** Decodes command-line input with the admin API's own request schema, so both refuse the same values. */
-const decodeInput = <A, I>(schema: Schema.Schema<A, I>, input: unknown): Effect.Effect<A, CliInputError> =>
-  Schema.decodeUnknown(schema)(input).pipe(
-    Effect.mapError((error) => new CliInputError({ message: ParseResult.TreeFormatter.formatErrorSync(error) }))
+/** The value the command line gave at `path`, quoted, when it is a string. */
+const given = (input: unknown, path: ReadonlyArray<PropertyKey>): string => {
+  const value = path.reduce<unknown>(
+    (at, key) => (typeof at === "object" && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined),
+    input
+  )
+  return typeof value === "string" ? ` '${value}'` : ""
+}
+
+/**
+ * Decodes command-line input with the admin API's own request schema, so both
+ * refuse the same values, with the same issues (`path`, `message`); the
+ * message names the option.
+ */
+const decodeInput = <A, I>(schema: Schema.Schema<A, I>, input: unknown): Effect.Effect<A, InvalidRequest> =>
+  Schema.decodeUnknown(schema, { errors: "all" })(input).pipe(
+    Effect.mapError((error) => {
+      const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+      return new InvalidRequest({
+        message: issues
+          .map((issue) => `${optionOf(issue.path[0])}${given(input, issue.path)}: ${issue.message}`)
+          .join("; "),
+        issues: issues.map((issue) => new Issue({ path: issue.path.map(String).join("."), message: issue.message }))
+      })
+    })
   )
 
-const json = Options.boolean("json").pipe(Options.withDescription("print JSON (the admin API's shape)"))
 const projectId = Options.text("project").pipe(Options.withDescription("project id"))
-
-const print = (asJson: boolean, value: unknown, text: string) =>
-  Console.log(asJson ? JSON.stringify(value, null, 2) : text)
 
 const iso = (date: Date | null) => (date === null ? "never" : date.toISOString())
 
 const projectCreate = Command.make(
   "create",
-  { name: Options.text("name").pipe(Options.withDescription("project name")), json },
-  ({ json, name }) =>
+  { name: Options.text("name").pipe(Options.withDescription("project name")) },
+  ({ name }) =>
     Effect.gen(function* () {
       const payload = yield* decodeInput(CreateProject, { name })
       const created = yield* (yield* ProjectAdmin).create(payload.name)
-      yield* print(json, created, `project ${created.project_id} created\nAPI key (shown once): ${created.api_key}`)
+      yield* print(created, `project ${created.project_id} created\nAPI key (shown once): ${created.api_key}`)
     })
 )
 
-const projectList = Command.make("list", { json }, ({ json }) =>
+const projectList = Command.make("list", {}, () =>
   Effect.gen(function* () {
     const projects = yield* (yield* ProjectAdmin).list()
     yield* print(
-      json,
       { projects },
       projects.map((project) => `${project.project_id}\t${project.plan}\t${project.name}`).join("\n") || "no projects"
     )
@@ -61,13 +80,12 @@ const projectPlan = Command.make(
   "plan",
   {
     projectId,
-    plan: Options.choice("plan", Plan.literals).pipe(Options.withDescription(Plan.literals.join(", "))),
-    json
+    plan: Options.choice("plan", Plan.literals).pipe(Options.withDescription(Plan.literals.join(", ")))
   },
-  ({ json, plan, projectId }) =>
+  ({ plan, projectId }) =>
     Effect.gen(function* () {
       const project = yield* (yield* ProjectAdmin).setPlan(projectId, plan)
-      yield* print(json, project, `project ${project.project_id} is on the ${project.plan} plan`)
+      yield* print(project, `project ${project.project_id} is on the ${project.plan} plan`)
     })
 )
 
@@ -79,10 +97,9 @@ const projectTestUsers = Command.make(
       Options.repeated,
       Options.withDescription("a user id prefix left out of usage figures; repeat it; none lists the current ones")
     ),
-    clear: Options.boolean("clear").pipe(Options.withDescription("remove every prefix")),
-    json
+    clear: Options.boolean("clear").pipe(Options.withDescription("remove every prefix"))
   },
-  ({ clear, json, prefixes, projectId }) =>
+  ({ clear, prefixes, projectId }) =>
     Effect.gen(function* () {
       const projects = yield* ProjectAdmin
       const saved = clear
@@ -93,7 +110,7 @@ const projectTestUsers = Command.make(
               projectId,
               (yield* decodeInput(TestUserPrefixes, { prefixes })).prefixes
             )
-      yield* print(json, { prefixes: saved }, saved.join("\n") || "no test user prefixes")
+      yield* print({ prefixes: saved }, saved.join("\n") || "no test user prefixes")
     })
 )
 
@@ -108,26 +125,24 @@ const expiresInDays = Options.choiceWithValue("expires-in-days", expiryChoices).
 
 const keyCreate = Command.make(
   "create",
-  { projectId, name: Options.optional(Options.text("name")), expiresInDays, json },
-  ({ expiresInDays, json, name, projectId }) =>
+  { projectId, name: Options.optional(Options.text("name")), expiresInDays },
+  ({ expiresInDays, name, projectId }) =>
     Effect.gen(function* () {
       const created = yield* (yield* ProjectAdmin).createKey(projectId, {
         name: Option.getOrUndefined(name),
         expiresInDays
       })
       yield* print(
-        json,
         created,
         `key ${created.key_id} created (expires ${iso(created.expires_at)})\nAPI key (shown once): ${created.api_key}`
       )
     })
 )
 
-const keyList = Command.make("list", { projectId, json }, ({ json, projectId }) =>
+const keyList = Command.make("list", { projectId }, ({ projectId }) =>
   Effect.gen(function* () {
     const keys = yield* (yield* ProjectAdmin).listKeys(projectId)
     yield* print(
-      json,
       { api_keys: keys },
       keys
         .map(
@@ -142,14 +157,14 @@ const keyList = Command.make("list", { projectId, json }, ({ json, projectId }) 
 const keyRevoke = Command.make("revoke", { projectId, keyId: Options.text("key") }, ({ keyId, projectId }) =>
   Effect.gen(function* () {
     yield* (yield* ProjectAdmin).revokeKey(projectId, keyId)
-    yield* Console.log(`key ${keyId} revoked`)
+    yield* print({ key_id: keyId, revoked: true }, `key ${keyId} revoked`)
   })
 )
 
-const originsList = Command.make("list", { projectId, json }, ({ json, projectId }) =>
+const originsList = Command.make("list", { projectId }, ({ projectId }) =>
   Effect.gen(function* () {
     const origins = yield* (yield* Origins).list(projectId)
-    yield* print(json, { origins }, origins.join("\n") || "no allowed origins")
+    yield* print({ origins }, origins.join("\n") || "no allowed origins")
   })
 )
 
@@ -157,14 +172,13 @@ const originsSet = Command.make(
   "set",
   {
     projectId,
-    origins: Options.text("origin").pipe(Options.repeated, Options.withDescription("an allowed origin; repeat it")),
-    json
+    origins: Options.text("origin").pipe(Options.repeated, Options.withDescription("an allowed origin; repeat it"))
   },
-  ({ json, origins, projectId }) =>
+  ({ origins, projectId }) =>
     Effect.gen(function* () {
       const payload = yield* decodeInput(AllowedOrigins, { origins })
       const saved = yield* (yield* Origins).replace(projectId, payload.origins)
-      yield* print(json, { origins: saved }, saved.length === 0 ? "no allowed origins" : saved.join("\n"))
+      yield* print({ origins: saved }, saved.length === 0 ? "no allowed origins" : saved.join("\n"))
     })
 )
 
@@ -176,8 +190,7 @@ const issuerSet = Command.make(
     jwksUrl: Options.text("jwks-url"),
     audience: Options.text("audience"),
     userClaim: Options.optional(Options.text("user-claim")),
-    workspaceClaim: Options.optional(Options.text("workspace-claim")),
-    json
+    workspaceClaim: Options.optional(Options.text("workspace-claim"))
   },
   (options) =>
     Effect.gen(function* () {
@@ -189,15 +202,14 @@ const issuerSet = Command.make(
         ...Option.match(options.workspaceClaim, { onNone: () => ({}), onSome: (claim) => ({ workspace_claim: claim }) })
       })
       const saved = yield* (yield* Issuers).set(options.projectId, settings)
-      yield* print(options.json, saved, `tokens of ${saved.issuer} for ${saved.audience} are accepted`)
+      yield* print(saved, `tokens of ${saved.issuer} for ${saved.audience} are accepted`)
     })
 )
 
-const issuerShow = Command.make("show", { projectId, json }, ({ json, projectId }) =>
+const issuerShow = Command.make("show", { projectId }, ({ projectId }) =>
   Effect.gen(function* () {
     const settings = Option.getOrNull(yield* (yield* Issuers).get(projectId))
     yield* print(
-      json,
       settings,
       settings === null ? "no external issuer" : `${settings.issuer} (${settings.jwks_url}) for ${settings.audience}`
     )
@@ -207,60 +219,14 @@ const issuerShow = Command.make("show", { projectId, json }, ({ json, projectId 
 const issuerClear = Command.make("clear", { projectId }, ({ projectId }) =>
   Effect.gen(function* () {
     const cleared = yield* (yield* Issuers).clear(projectId)
-    yield* Console.log(cleared ? "external issuer removed" : "no external issuer")
+    yield* print({ removed: cleared }, cleared ? "external issuer removed" : "no external issuer")
   })
 )
 
-/** The service each group of commands uses, as a layer the composition root builds (on its store). */
-export interface CliServices<E> {
-  readonly projects: Layer.Layer<ProjectAdmin, E>
-  readonly origins: Layer.Layer<Origins, E>
-  readonly issuers: Layer.Layer<Issuers, E>
-}
-
-/**
- * The `svc` command line. Each command is given only the service it uses
- * (its layer built when the command runs), so a command opens nothing else:
- * no signing key made, no usage flush started.
- */
-export const runCli = <E>(services: CliServices<E>) => {
-  const using =
-    <LA, LE>(layer: Layer.Layer<LA, LE>) =>
-    <Name extends string, R, CE, A>(command: Command.Command<Name, R, CE, A>) =>
-      Command.provide(command, layer)
-  const projects = using(services.projects)
-  const origins = using(services.origins)
-  const issuers = using(services.issuers)
-  const svc = Command.make("svc").pipe(
-    Command.withSubcommands([
-      Command.make("project").pipe(
-        Command.withSubcommands([
-          projects(projectCreate),
-          projects(projectList),
-          projects(projectPlan),
-          projects(projectTestUsers)
-        ])
-      ),
-      Command.make("key").pipe(Command.withSubcommands([projects(keyCreate), projects(keyList), projects(keyRevoke)])),
-      Command.make("origins").pipe(Command.withSubcommands([origins(originsList), origins(originsSet)])),
-      Command.make("issuer").pipe(
-        Command.withSubcommands([issuers(issuerSet), issuers(issuerShow), issuers(issuerClear)])
-      )
-    ])
-  )
-  const run = Command.run(svc, { name: "svc", version: "0.1.0" })
-  /** Wire errors (`{ error, message }`) and store errors end the command with their message and exit code 1. */
-  return (argv: ReadonlyArray<string>) =>
-    run(argv).pipe(
-      Effect.catchAll((error) =>
-        Console.error(`svc: ${describeFailure(error)}`).pipe(Effect.zipRight(Effect.sync(() => process.exit(1))))
-      )
-    )
-}
-
-const describeFailure = (error: unknown): string => {
-  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
-    return error.message
-  }
-  return String(error)
-}
+/** The commands, by group: each group's commands use one service. */
+export const groups = {
+  project: [projectCreate, projectList, projectPlan, projectTestUsers],
+  key: [keyCreate, keyList, keyRevoke],
+  origins: [originsList, originsSet],
+  issuer: [issuerSet, issuerShow, issuerClear]
+} as const
