@@ -1,5 +1,6 @@
 import * as Schema from "effect/Schema"
 import { Id, Timestamp } from "./Common.js"
+import { ExampleIds, exampleOf } from "./Examples.js"
 import { Limits } from "./Limits.js"
 import { StorableString } from "./Text.js"
 
@@ -9,7 +10,7 @@ export const CreateProject = Schema.Struct({
     Schema.minLength(1, { message: () => "name must not be empty" }),
     Schema.maxLength(Limits.project.nameMaxLength)
   )
-})
+}).annotations({ examples: [{ name: "Travel assistant" }] })
 
 export const ProjectCreated = Schema.Struct({ project_id: Id, api_key: Schema.String })
 
@@ -25,7 +26,7 @@ export const Project = Schema.Struct({
 })
 export const ProjectList = Schema.Struct({ projects: Schema.Array(Project) })
 
-export const ProjectPlan = Schema.Struct({ plan: Plan })
+export const ProjectPlan = Schema.Struct({ plan: Plan }).annotations({ examples: [{ plan: "pro" }] })
 
 /** Users whose id starts with one of these are left out of usage figures (decisions.md §8, §11). */
 export const TestUserPrefixes = Schema.Struct({
@@ -39,7 +40,7 @@ export const TestUserPrefixes = Schema.Struct({
       message: () => `at most ${Limits.project.testUserPrefixesMax} test user prefixes`
     })
   )
-})
+}).annotations({ examples: [{ prefixes: ["test_", "qa-"] }] })
 
 /** never (null or absent), or one of the presets of spec part 8. */
 export const ExpiresInDays = Schema.NullOr(Schema.Literal(...Limits.apiKey.expiryPresetsDays))
@@ -47,7 +48,7 @@ export const ExpiresInDays = Schema.NullOr(Schema.Literal(...Limits.apiKey.expir
 export const CreateApiKey = Schema.Struct({
   name: Schema.optional(StorableString.pipe(Schema.maxLength(Limits.project.nameMaxLength))),
   expires_in_days: Schema.optional(ExpiresInDays)
-})
+}).annotations({ examples: [{ name: "production", expires_in_days: 90 }] })
 export type CreateApiKey = typeof CreateApiKey.Type
 
 export const ApiKeyCreated = Schema.Struct({
@@ -75,8 +76,12 @@ export const SdkClient = Schema.Struct({
 })
 export const SdkClientList = Schema.Struct({ clients: Schema.Array(SdkClient) })
 
-export const ProjectPath = Schema.Struct({ project_id: StorableString })
-export const ApiKeyPath = Schema.Struct({ project_id: StorableString, key_id: StorableString })
+const ProjectId = StorableString.annotations(exampleOf(ExampleIds.project))
+export const ProjectPath = Schema.Struct({ project_id: ProjectId })
+export const ApiKeyPath = Schema.Struct({
+  project_id: ProjectId,
+  key_id: StorableString.annotations(exampleOf(ExampleIds.apiKey))
+})
 
 /** `scheme://host[:port]`, lower case, no path: what a browser sends as Origin. */
 export const Origin = Schema.String.pipe(
@@ -88,7 +93,7 @@ export const Origin = Schema.String.pipe(
 
 export const AllowedOrigins = Schema.Struct({
   origins: Schema.Array(Origin).pipe(Schema.maxItems(Limits.origins.maxEntries))
-})
+}).annotations({ examples: [{ origins: ["https://app.example.com"] }] })
 
 const ClaimName = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))
 
@@ -107,5 +112,15 @@ export const ExternalIssuer = Schema.Struct({
   audience: StorableString.pipe(Schema.minLength(1), Schema.maxLength(Limits.origins.maxLength)),
   user_claim: Schema.optionalWith(ClaimName, { default: () => "sub" }),
   workspace_claim: Schema.optionalWith(Schema.NullOr(ClaimName), { default: () => null })
+}).annotations({
+  examples: [
+    {
+      issuer: "https://auth.example.com/",
+      jwks_url: "https://auth.example.com/.well-known/jwks.json",
+      audience: "travel-assistant",
+      user_claim: "sub",
+      workspace_claim: "org_id"
+    }
+  ]
 })
 export type ExternalIssuer = typeof ExternalIssuer.Type

@@ -5,15 +5,22 @@ import { AuthGroup } from "./Api/Auth.js"
 import { EventsGroup } from "./Api/Events.js"
 import { FilesGroup } from "./Api/Files.js"
 import { MessagesGroup } from "./Api/Messages.js"
+import { completeDocument } from "./Api/OpenApiDocument.js"
 import { ProjectsGroup } from "./Api/Projects.js"
 import { RunsGroup } from "./Api/Runs.js"
 import { ScoresGroup } from "./Api/Scores.js"
 import { ClaimGroup, SessionsGroup } from "./Api/Sessions.js"
 import { ThreadsGroup } from "./Api/Threads.js"
 import { TitlesGroup } from "./Api/Titles.js"
-import { Internal, InvalidRequest, PayloadTooLarge, Unauthorized } from "./Errors.js"
+import { Forbidden, Internal, InvalidRequest, PayloadTooLarge, Unavailable, UnsupportedMediaType } from "./Errors.js"
 
-export class Api extends HttpApi.make("svc")
+/**
+ * Every route declared, with the errors any route may answer: the gateway
+ * middleware's 400 (a body that is not JSON), 413 and 415 come before the
+ * handler, whatever the route; 503 when the store cannot be reached or the
+ * server is shutting down. 401 comes with each security middleware.
+ */
+const Declared = HttpApi.make("svc")
   .add(ThreadsGroup)
   .add(MessagesGroup)
   .add(AuthGroup)
@@ -27,9 +34,22 @@ export class Api extends HttpApi.make("svc")
   .add(TitlesGroup)
   .add(FilesGroup)
   .addError(InvalidRequest)
-  .addError(Unauthorized)
   .addError(PayloadTooLarge)
+  .addError(UnsupportedMediaType)
   .addError(Internal)
+  .addError(Unavailable)
   .prefix("/v1")
   .annotate(OpenApi.Title, "Svc conversation gateway")
-  .annotate(OpenApi.Version, "1") {}
+  .annotate(OpenApi.Version, "1")
+  .annotate(
+    OpenApi.Description,
+    "Threads, messages, runs, scores, events and attachments of conversational assistant apps. " +
+      "The backend host (`/v1/...`) takes a project API key; a project's frontend base URL " +
+      "(`/p/{project_id}/v1/...`) takes a JWT or an anonymous session; the admin API takes ADMIN_TOKEN. " +
+      "Errors are JSON `{ error, message }` (400 adds `issues`)."
+  )
+  .annotate(OpenApi.License, { name: "MIT", url: "https://opensource.org/licenses/MIT" })
+  // The 403 a frontend URL answers for an Origin the project does not allow (protocols/rest/Gateway.ts).
+  .annotate(HttpApi.AdditionalSchemas, [Forbidden])
+
+export class Api extends Declared.annotate(OpenApi.Transform, completeDocument(Declared)) {}

@@ -15,7 +15,10 @@ export const Session = Schema.Struct({
 
 const RefreshToken = StorableString.pipe(Schema.minLength(1), Schema.maxLength(256))
 
-export const RefreshRequest = Schema.Struct({ refresh_token: RefreshToken })
+/** Not a live token: a docs page's request with it answers 401 invalid_refresh_token. */
+const exampleRefresh = { refresh_token: "rt_01M80KEP26YA9DZXRJENQJN9YP.mlQ8cBvV1j0fJ3tq5Hc2pA" }
 
-export const ClaimRequest = Schema.Struct({ refresh_token: RefreshToken })
+export const RefreshRequest = Schema.Struct({ refresh_token: RefreshToken }).annotations({ examples: [exampleRefresh] })
+
+export const ClaimRequest = Schema.Struct({ refresh_token: RefreshToken }).annotations({ examples: [exampleRefresh] })
 export const Claimed = Schema.Struct({ moved: Schema.Number })

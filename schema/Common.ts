@@ -55,7 +55,17 @@ export const PageLimit = (fallback: number, max: number) =>
         decode: (digits) => (digits.length > LIMIT_DIGITS_READ ? max : Math.min(Number(digits), max)),
         encode: (n) => String(n)
       })
-    ).annotations({ description: `1 or more; above ${max} it is read as ${max}` }),
+    ).annotations({
+      description: `1 or more; above ${max} it is read as ${max}`,
+      // The wire takes decimal digits only; documented as the integer they are, with its bounds.
+      jsonSchema: {
+        type: "integer",
+        minimum: 1,
+        maximum: max,
+        default: fallback,
+        description: `Page size: 1 to ${max} (a larger value is read as ${max}); default ${fallback}`
+      }
+    }),
     { default: () => fallback }
   )
 

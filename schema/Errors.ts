@@ -6,7 +6,7 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Schema from "effect/Schema"
 
-export class Issue extends Schema.Class<Issue>("Issue")({
+export class Issue extends Schema.Class<Issue>("InvalidRequestIssue")({
   path: Schema.String,
   message: Schema.String
 }) {}
@@ -69,6 +69,12 @@ export class PayloadTooLarge extends Schema.Class<PayloadTooLarge>("PayloadTooLa
 export class UnsupportedMediaType extends Schema.Class<UnsupportedMediaType>("UnsupportedMediaType")(
   { error: Schema.tag("unsupported_media_type"), message: Schema.String },
   HttpApiSchema.annotations({ status: 415 })
+) {}
+
+/** The store (or another dependency) cannot be reached for now; `Retry-After` says when to try again. */
+export class Unavailable extends Schema.Class<Unavailable>("Unavailable")(
+  { error: Schema.tag("unavailable"), message: Schema.String },
+  HttpApiSchema.annotations({ status: 503 })
 ) {}
 
 export class Internal extends Schema.Class<Internal>("Internal")(

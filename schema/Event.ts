@@ -81,7 +81,11 @@ export const EventBatch = Schema.Struct({
     Schema.minItems(1, { message: () => "events must hold at least one event" }),
     Schema.maxItems(Limits.event.batchMax, { message: () => `at most ${Limits.event.batchMax} events a request` })
   )
-}).annotations({ identifier: "EventBatch", parseOptions: { onExcessProperty: "error" } })
+}).annotations({
+  identifier: "EventBatch",
+  parseOptions: { onExcessProperty: "error" },
+  examples: [{ events: [{ kind: "suggestions_shown", value: 3, props: { surface: "composer" } }] }]
+})
 
 export class EventRejection extends Schema.Class<EventRejection>("EventRejection")({
   index: Schema.Number,

@@ -4,6 +4,7 @@
  * spec gives them.
  */
 import * as Schema from "effect/Schema"
+import { ExampleIds, exampleOf } from "./Examples.js"
 import { Limits } from "./Limits.js"
 import { StorableString } from "./Text.js"
 
@@ -42,7 +43,7 @@ export const Filename = StorableString.pipe(
 ).annotations({ description: `A file name with an accepted extension (${ACCEPTED})` })
 
 export class UploadUrlRequest extends Schema.Class<UploadUrlRequest>("UploadUrlRequest")({
-  filename: Filename
+  filename: Filename.annotations(exampleOf("photo.png"))
 }) {}
 
 export class UploadUrl extends Schema.Class<UploadUrl>("UploadUrl")({
@@ -57,7 +58,7 @@ export class UploadUrl extends Schema.Class<UploadUrl>("UploadUrl")({
 
 const ByKey = Schema.Struct({
   key: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(Limits.attachment.keyMaxLength))
-})
+}).annotations({ examples: [{ key: ExampleIds.attachmentKey }] })
 const ByUrl = Schema.Struct({
   url: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(Limits.attachment.urlMaxLength))
 })

@@ -1,5 +1,6 @@
 import * as Schema from "effect/Schema"
 import { Id, MessageContent, PageLimit, Timestamp } from "./Common.js"
+import { ExampleIds, exampleOf } from "./Examples.js"
 import { Limits } from "./Limits.js"
 import { StorableString } from "./Text.js"
 
@@ -18,6 +19,8 @@ export class Message extends Schema.Class<Message>("Message")({
   content: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 }) {}
 
+const exampleContent = { role: "user", content: [{ type: "text", text: "Where should we stay in Lisbon?" }] }
+
 export const MessageListQuery = Schema.Struct({
   format: Schema.optional(MessageFormat),
   limit: PageLimit(Limits.message.listDefault, Limits.message.listMax),
@@ -31,27 +34,32 @@ export const CreateMessage = Schema.Struct({
   parent_id: Schema.NullOr(StorableString),
   format: MessageFormat,
   content: MessageContent
-})
+}).annotations({ examples: [{ parent_id: null, format: "svc/v0", content: exampleContent }] })
 export type CreateMessage = typeof CreateMessage.Type
 
 export const MessageCreated = Schema.Struct({ message_id: Id })
 
-export const UpdateMessage = Schema.Struct({ content: MessageContent })
+export const UpdateMessage = Schema.Struct({ content: MessageContent }).annotations({
+  examples: [{ content: exampleContent }]
+})
 
 export const DeleteMessages = Schema.Struct({
   message_ids: Schema.Array(StorableString).pipe(Schema.minItems(1), Schema.maxItems(Limits.message.deleteMax))
-})
+}).annotations({ examples: [{ message_ids: [ExampleIds.message] }] })
 
 export const MessagesDeleted = Schema.Struct({ deleted: Schema.Number })
 
-export const MessagePath = Schema.Struct({ thread_id: StorableString, message_id: StorableString })
+export const MessagePath = Schema.Struct({
+  thread_id: StorableString.annotations(exampleOf(ExampleIds.thread)),
+  message_id: StorableString.annotations(exampleOf(ExampleIds.message))
+})
 
 export const FeedbackType = Schema.Literal("positive", "negative")
 
 export const CreateFeedback = Schema.Struct({
   type: FeedbackType,
   comment: Schema.optional(StorableString.pipe(Schema.maxLength(Limits.feedback.commentMaxLength)))
-})
+}).annotations({ examples: [{ type: "positive", comment: "Clear and to the point" }] })
 export type CreateFeedback = typeof CreateFeedback.Type
 
 export const Feedback = Schema.Struct({

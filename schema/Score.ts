@@ -1,6 +1,7 @@
 /** Scores (spec part 2, decisions.md §5): a rating of a thread, message or run. */
 import * as Schema from "effect/Schema"
 import { Id, PageLimit, Timestamp } from "./Common.js"
+import { ExampleIds } from "./Examples.js"
 import { Limits } from "./Limits.js"
 import { StorableString } from "./Text.js"
 
@@ -15,7 +16,11 @@ export const CreateScore = Schema.Struct({
   thread_id: Schema.optional(Id),
   message_id: Schema.optional(Id),
   run_id: Schema.optional(Id)
-}).annotations({ identifier: "CreateScore", parseOptions: { onExcessProperty: "error" } })
+}).annotations({
+  identifier: "CreateScore",
+  parseOptions: { onExcessProperty: "error" },
+  examples: [{ name: "helpfulness", data_type: "numeric", value: 4, thread_id: ExampleIds.thread }]
+})
 export type CreateScore = typeof CreateScore.Type
 
 /** The answer to POST /v1/scores. */

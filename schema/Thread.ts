@@ -1,5 +1,6 @@
 import * as Schema from "effect/Schema"
 import { Id, Metadata, PageLimit, QueryBoolean, Timestamp } from "./Common.js"
+import { ExampleIds, ExampleTime, exampleOf } from "./Examples.js"
 import { Limits } from "./Limits.js"
 import { StorableString } from "./Text.js"
 
@@ -33,7 +34,7 @@ export const CreateThread = Schema.Struct({
   title: Schema.optional(Title),
   metadata: Schema.optional(Metadata),
   external_id: Schema.optional(ExternalId)
-})
+}).annotations({ examples: [{ last_message_at: ExampleTime, title: "Trip to Lisbon", metadata: { source: "web" } }] })
 export type CreateThread = typeof CreateThread.Type
 
 export const ThreadCreated = Schema.Struct({ thread_id: Id })
@@ -43,7 +44,7 @@ export const UpdateThread = Schema.Struct({
   last_message_at: Schema.optional(Timestamp),
   metadata: Schema.optional(Metadata),
   is_archived: Schema.optional(Schema.Boolean)
-})
+}).annotations({ examples: [{ title: "Trip to Lisbon in May", is_archived: false }] })
 export type UpdateThread = typeof UpdateThread.Type
 
-export const ThreadPath = Schema.Struct({ thread_id: StorableString })
+export const ThreadPath = Schema.Struct({ thread_id: StorableString.annotations(exampleOf(ExampleIds.thread)) })

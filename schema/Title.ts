@@ -1,6 +1,7 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Schema from "effect/Schema"
 import { Id } from "./Common.js"
+import { ExampleIds } from "./Examples.js"
 import { Limits } from "./Limits.js"
 
 /** The one assistant the stream route runs (spec part 4, decisions.md §6). */
@@ -22,6 +23,14 @@ export const RunStreamRequest = Schema.Struct({
   thread_id: Id,
   assistant_id: Schema.Literal(TITLE_ASSISTANT_ID),
   messages: Schema.Array(ChatMessage).pipe(Schema.maxItems(Limits.title.messagesMax))
+}).annotations({
+  examples: [
+    {
+      thread_id: ExampleIds.thread,
+      assistant_id: TITLE_ASSISTANT_ID,
+      messages: [{ role: "user", content: "Where should we stay in Lisbon for a week in May?" }]
+    }
+  ]
 })
 export type RunStreamRequest = typeof RunStreamRequest.Type
 

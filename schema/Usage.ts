@@ -1,6 +1,7 @@
 /** The project read API's usage figures (decisions.md §8). */
 import * as Schema from "effect/Schema"
 import { dayExists } from "./Common.js"
+import { exampleOf } from "./Examples.js"
 
 const DAY = /^(?!0000)\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
 
@@ -11,8 +12,8 @@ export const CalendarDate = Schema.String.pipe(
 ).annotations({ identifier: "CalendarDate", description: "YYYY-MM-DD" })
 
 export const UsageQuery = Schema.Struct({
-  from: Schema.optional(CalendarDate),
-  to: Schema.optional(CalendarDate)
+  from: Schema.optional(CalendarDate.annotations(exampleOf("2026-11-01"))),
+  to: Schema.optional(CalendarDate.annotations(exampleOf("2026-11-22")))
 })
 export type UsageQuery = typeof UsageQuery.Type
 

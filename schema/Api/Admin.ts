@@ -27,38 +27,77 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     HttpApiEndpoint.post("createProject", "/projects")
       .setPayload(CreateProject)
       .addSuccess(ProjectCreated, { status: 201 })
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Create a project",
+          description: "A new project and its first API key (shown once)."
+        })
+      )
   )
-  .add(HttpApiEndpoint.get("listProjects", "/projects").addSuccess(ProjectList))
+  .add(
+    HttpApiEndpoint.get("listProjects", "/projects")
+      .addSuccess(ProjectList)
+      .annotateContext(OpenApi.annotations({ summary: "List projects", description: "Every project of this gateway." }))
+  )
   .add(
     HttpApiEndpoint.post("createApiKey", "/projects/:project_id/api-keys")
       .setPath(ProjectPath)
       .setPayload(CreateApiKey)
       .addSuccess(ApiKeyCreated, { status: 201 })
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Create an API key",
+          description:
+            "A new API key for the project, shown once; `expires_in_days` is null (never) or 7, 30, 90 or 365."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.get("listApiKeys", "/projects/:project_id/api-keys")
       .setPath(ProjectPath)
       .addSuccess(ApiKeyList)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List API keys",
+          description: "The project's API keys, by their visible prefix; the keys themselves are never shown again."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.del("revokeApiKey", "/projects/:project_id/api-keys/:key_id")
       .setPath(ApiKeyPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({ summary: "Revoke an API key", description: "The key answers 401 from now on." })
+      )
   )
   .add(
     HttpApiEndpoint.get("listSdkClients", "/projects/:project_id/sdk-clients")
       .setPath(ProjectPath)
       .addSuccess(SdkClientList)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List SDK clients",
+          description:
+            "The client libraries (name and version from Svc-Sdk) seen calling the project in the last 180 days."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.get("getOrigins", "/projects/:project_id/origins")
       .setPath(ProjectPath)
       .addSuccess(AllowedOrigins)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Get allowed origins",
+          description: "The browser origins allowed to call the project's frontend base URL (CORS)."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.put("setOrigins", "/projects/:project_id/origins")
@@ -66,12 +105,25 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .setPayload(AllowedOrigins)
       .addSuccess(AllowedOrigins)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Set allowed origins",
+          description: "Replaces the allowed origins: scheme://host[:port], lower case, at most 32."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.get("getIssuer", "/projects/:project_id/issuer")
       .setPath(ProjectPath)
       .addSuccess(ExternalIssuer)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Get the external issuer",
+          description:
+            "The project's own identity provider, whose tokens the frontend base URL accepts (404 when none is set)."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.put("setIssuer", "/projects/:project_id/issuer")
@@ -79,12 +131,25 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .setPayload(ExternalIssuer)
       .addSuccess(ExternalIssuer)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Set the external issuer",
+          description:
+            "Trusts tokens signed by keys at `jwks_url` with this issuer and audience; the user is read from `user_claim`, the workspace from `workspace_claim`."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.del("clearIssuer", "/projects/:project_id/issuer")
       .setPath(ProjectPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Remove the external issuer",
+          description: "Only service-issued tokens are accepted afterwards."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.put("setPlan", "/projects/:project_id/plan")
@@ -92,12 +157,24 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .setPayload(ProjectPlan)
       .addSuccess(Project)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Set the plan",
+          description: "The project's plan, which sets its monthly title quota."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.get("getTestUsers", "/projects/:project_id/test-users")
       .setPath(ProjectPath)
       .addSuccess(TestUserPrefixes)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Get test user prefixes",
+          description: "Users whose id starts with one of these are left out of usage figures."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.put("setTestUsers", "/projects/:project_id/test-users")
@@ -105,8 +182,17 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .setPayload(TestUserPrefixes)
       .addSuccess(TestUserPrefixes)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Set test user prefixes",
+          description: "Replaces the test user prefixes (at most 10)."
+        })
+      )
   )
   .middleware(AdminAuth)
   .prefix("/admin")
-  .annotate(OpenApi.Description, "Admin plane: requires ADMIN_TOKEN as the bearer; 404 when ADMIN_TOKEN is not set")
+  .annotate(
+    OpenApi.Description,
+    "Admin plane, on the backend host: ADMIN_TOKEN as the bearer; every route answers 404 when ADMIN_TOKEN is not set"
+  )
   .annotate(ServedOn, "backend") {}

@@ -3,7 +3,6 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { BadGateway, NotFound, PayloadTooLarge } from "../Errors.js"
 import { DownloadUrl, DownloadUrlRequest, UploadUrl, UploadUrlRequest } from "../File.js"
-import { withIdentityHeaderParameters } from "./Identity.js"
 import { Authenticated } from "./Security.js"
 
 export class FilesGroup extends HttpApiGroup.make("files")
@@ -11,6 +10,13 @@ export class FilesGroup extends HttpApiGroup.make("files")
     HttpApiEndpoint.post("uploadUrl", "/files/attachments/generate-presigned-upload-url")
       .setPayload(UploadUrlRequest)
       .addSuccess(UploadUrl)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Get an upload URL",
+          description:
+            "A presigned URL to PUT one attachment to (at most 25 MiB, with the Content-Type of its extension), valid 15 minutes."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.post("downloadUrl", "/files/attachments/generate-presigned-download-url")
@@ -19,6 +25,13 @@ export class FilesGroup extends HttpApiGroup.make("files")
       .addError(NotFound)
       .addError(PayloadTooLarge)
       .addError(BadGateway)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Get a download URL",
+          description:
+            "A presigned URL to GET an uploaded attachment back, by its `key` or the `publicUrl` the upload answered; valid 15 minutes."
+        })
+      )
   )
   .middleware(Authenticated)
-  .annotateEndpoints(OpenApi.Transform, withIdentityHeaderParameters) {}
+  .annotate(OpenApi.Description, "Attachments: presigned upload and download URLs") {}

@@ -5,8 +5,9 @@
  * lists them on every endpoint that takes them, and the client library sends
  * them.
  */
-import * as JSONSchema from "effect/JSONSchema"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
 import { Limits } from "../Limits.js"
 
 export const IdentityHeaderNames = {
@@ -28,44 +29,65 @@ export const IdentityValue = Schema.Trim.pipe(
   Schema.maxLength(Limits.identityHeaderMaxLength)
 ).annotations({ identifier: "IdentityValue" })
 
+const headerValues = {
+  [IdentityHeaderNames.user]: IdentityValue.annotations({
+    description:
+      "With an API key (required then): the user the call acts for. Ids starting anon_ are anonymous users' and refused.",
+    examples: ["user_42"]
+  }),
+  [IdentityHeaderNames.workspace]: IdentityValue.annotations({
+    description: "With an API key (required then): the workspace the call acts in. Ids starting anon_ are refused.",
+    examples: ["workspace_7"]
+  }),
+  [IdentityHeaderNames.sdk]: Schema.String.annotations({
+    description: `svc-client/<version> then registered name/version tokens, space-separated; at most ${Limits.sdkHeader.maxTokens} tokens`,
+    examples: ["svc-client/0.1.0 my-app/1.4.0"]
+  })
+}
+
 export const IdentityHeaders = Schema.Struct({
-  [IdentityHeaderNames.user]: Schema.optional(
-    IdentityValue.annotations({
-      description:
-        "With an API key (required then): the user the call acts for. Ids starting anon_ are anonymous users' and refused."
-    })
-  ),
-  [IdentityHeaderNames.workspace]: Schema.optional(
-    IdentityValue.annotations({
-      description: "With an API key (required then): the workspace the call acts in. Ids starting anon_ are refused."
-    })
-  ),
-  [IdentityHeaderNames.sdk]: Schema.optional(
-    Schema.String.annotations({
-      description: `svc-client/<version> then registered name/version tokens, space-separated; at most ${Limits.sdkHeader.maxTokens} tokens`
-    })
-  )
+  [IdentityHeaderNames.user]: Schema.optional(headerValues[IdentityHeaderNames.user]),
+  [IdentityHeaderNames.workspace]: Schema.optional(headerValues[IdentityHeaderNames.workspace]),
+  [IdentityHeaderNames.sdk]: Schema.optional(headerValues[IdentityHeaderNames.sdk])
 })
 
-const identityHeaderParameters: ReadonlyArray<Record<string, unknown>> = (() => {
-  const schema = JSONSchema.make(IdentityHeaders)
-  const properties: Record<string, unknown> = "properties" in schema ? { ...schema.properties } : {}
-  return Object.entries(properties).map(([name, property]) => ({
-    name,
-    in: "header",
-    required: false,
-    schema: property,
-    ...(typeof property === "object" && property !== null && "description" in property
-      ? { description: property.description }
-      : {})
-  }))
-})()
+export type IdentityHeaderName = (typeof IdentityHeaderNames)[keyof typeof IdentityHeaderNames]
+
+/** Each header's JSON Schema, as the wire reads it (IdentityValue's encoded side says nothing of its bounds). */
+const headerSchemas: Record<IdentityHeaderName, Record<string, unknown>> = {
+  [IdentityHeaderNames.user]: { type: "string", minLength: 1, maxLength: Limits.identityHeaderMaxLength },
+  [IdentityHeaderNames.workspace]: { type: "string", minLength: 1, maxLength: Limits.identityHeaderMaxLength },
+  [IdentityHeaderNames.sdk]: { type: "string" }
+}
+
+const described = (name: IdentityHeaderName): { description?: string; examples?: ReadonlyArray<unknown> } => {
+  const ast = headerValues[name].ast
+  return {
+    ...Option.match(AST.getDescriptionAnnotation(ast), {
+      onNone: () => ({}),
+      onSome: (description) => ({ description })
+    }),
+    ...Option.match(AST.getExamplesAnnotation(ast), { onNone: () => ({}), onSome: (examples) => ({ examples }) })
+  }
+}
 
 /**
- * An OpenAPI transform (`OpenApi.Transform` on a group's endpoints) adding
- * the identity headers to an operation's parameters.
+ * The identity headers as OpenAPI header parameters, each with its schema,
+ * description and example: `required` lists those the caller must send
+ * (the user and workspace with an API key).
  */
-export const withIdentityHeaderParameters = (operation: Record<string, unknown>): Record<string, unknown> => ({
-  ...operation,
-  parameters: [...(Array.isArray(operation.parameters) ? operation.parameters : []), ...identityHeaderParameters]
-})
+export const identityHeaderParameters = (
+  names: ReadonlyArray<IdentityHeaderName>,
+  required: ReadonlyArray<IdentityHeaderName> = []
+): Array<Record<string, unknown>> =>
+  names.map((name) => {
+    const { description, examples } = described(name)
+    return {
+      name: IdentityHeaderLabels[name],
+      in: "header",
+      required: required.includes(name),
+      schema: { ...headerSchemas[name], ...(examples === undefined ? {} : { examples }) },
+      ...(description === undefined ? {} : { description }),
+      ...(examples?.[0] === undefined ? {} : { example: examples[0] })
+    }
+  })

@@ -17,7 +17,6 @@ import {
   UpdateMessage
 } from "../Message.js"
 import { ThreadPath } from "../Thread.js"
-import { withIdentityHeaderParameters } from "./Identity.js"
 import { MaxBodyBytes } from "./RouteRules.js"
 import { Authenticated } from "./Security.js"
 
@@ -28,6 +27,13 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
       .setUrlParams(MessageListQuery)
       .addSuccess(MessageList)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List messages",
+          description:
+            "A thread's messages, oldest first. Page with `after` (the last message id of the previous page); `format` keeps one format."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.post("create", "/threads/:thread_id/messages")
@@ -36,6 +42,13 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
       .addSuccess(MessageCreated, { status: 201 })
       .addError(NotFound)
       .addError(InvalidRequest)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Append a message",
+          description:
+            "Adds a message to the thread, under `parent_id` (null for a root). Content is a JSON object of at most 64 KB; the body cap is 128 KiB."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.post("deleteMany", "/threads/:thread_id/messages/delete")
@@ -43,6 +56,12 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
       .setPayload(DeleteMessages)
       .addSuccess(MessagesDeleted)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Delete messages",
+          description: `Deletes up to ${Limits.message.deleteMax} messages and their descendants; answers how many were deleted.`
+        })
+      )
   )
   .add(
     HttpApiEndpoint.put("update", "/threads/:thread_id/messages/:message_id")
@@ -50,6 +69,12 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
       .setPayload(UpdateMessage)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Replace a message's content",
+          description: "Replaces the content of one message."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.post("feedback", "/threads/:thread_id/messages/:message_id/feedback")
@@ -57,8 +82,14 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
       .setPayload(CreateFeedback)
       .addSuccess(Feedback)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Give feedback on a message",
+          description: "One feedback per message and user: a second one replaces the first."
+        })
+      )
   )
   .middleware(Authenticated)
-  .annotateEndpoints(OpenApi.Transform, withIdentityHeaderParameters)
   // 64 KB of content plus its envelope.
-  .annotate(MaxBodyBytes, Limits.body.messageMaxBytes) {}
+  .annotate(MaxBodyBytes, Limits.body.messageMaxBytes)
+  .annotate(OpenApi.Description, "Messages of a thread, as a tree (each message has a parent), and feedback on them") {}

@@ -6,6 +6,7 @@ import { MessageList, MessageListQuery } from "../Message.js"
 import { Run, RunList, RunListQuery, RunPath } from "../Run.js"
 import { ScoreList, ScoreListQuery } from "../Score.js"
 import { ThreadList, ThreadListQuery, ThreadPath } from "../Thread.js"
+import { TraceDetail, TraceList, TraceListQuery, TracePath } from "../Trace.js"
 import { UsageDaily, UsagePeriod, UsageQuery } from "../Usage.js"
 import { ProjectApiKey } from "./Security.js"
 
@@ -16,6 +17,12 @@ export class ProjectsGroup extends HttpApiGroup.make("projects")
       .setUrlParams(ThreadListQuery)
       .addSuccess(ThreadList)
       .addError(InvalidRequest)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List the project's threads",
+          description: "Threads across every workspace of the project, most recent first."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.get("messages", "/projects/threads/:thread_id/messages")
@@ -23,21 +30,97 @@ export class ProjectsGroup extends HttpApiGroup.make("projects")
       .setUrlParams(MessageListQuery)
       .addSuccess(MessageList)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List a thread's messages (project)",
+          description: "Any thread of the project, whatever its workspace."
+        })
+      )
   )
-  .add(HttpApiEndpoint.get("runs", "/projects/runs").setUrlParams(RunListQuery).addSuccess(RunList))
-  .add(HttpApiEndpoint.get("run", "/projects/runs/:run_id").setPath(RunPath).addSuccess(Run).addError(NotFound))
-  .add(HttpApiEndpoint.get("scores", "/projects/scores").setUrlParams(ScoreListQuery).addSuccess(ScoreList))
+  .add(
+    HttpApiEndpoint.get("runs", "/projects/runs")
+      .setUrlParams(RunListQuery)
+      .addSuccess(RunList)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List runs",
+          description: "Run summaries, newest first, filtered by thread, status, model and time (`from`, `to`)."
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("run", "/projects/runs/:run_id")
+      .setPath(RunPath)
+      .addSuccess(Run)
+      .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Get a run",
+          description: "One run in full: steps, tool calls, sampling calls, output text."
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("scores", "/projects/scores")
+      .setUrlParams(ScoreListQuery)
+      .addSuccess(ScoreList)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List scores",
+          description: "Scores, newest first, filtered by name, thread, message or run."
+        })
+      )
+  )
   .add(
     HttpApiEndpoint.get("usageDaily", "/projects/usage/daily")
       .setUrlParams(UsageQuery)
       .addSuccess(UsageDaily)
       .addError(InvalidRequest)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Daily usage",
+          description:
+            "Counts per UTC day between `from` and `to` (YYYY-MM-DD, default the last 30 days, at most 366 days); test users are left out."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.get("usagePeriod", "/projects/usage/period")
       .setUrlParams(UsageQuery)
       .addSuccess(UsagePeriod)
       .addError(InvalidRequest)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Usage over a period",
+          description: "The same counts summed over `from` to `to`, with the distinct active users."
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("traces", "/projects/traces")
+      .setUrlParams(TraceListQuery)
+      .addSuccess(TraceList)
+      .addError(InvalidRequest)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List traces",
+          description:
+            "Traces exported to POST /v1/traces, newest first (by start), filtered by service name, start time (`from`, `to`) and `has_error`. Pass `next_after` as `after` for the next page."
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("trace", "/projects/traces/:trace_id")
+      .setPath(TracePath)
+      .addSuccess(TraceDetail)
+      .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Get a trace",
+          description:
+            "Every span of one trace (oldest first, parent links as sent, each with the convention recognised in it and the run made from it), and the runs linked to the trace: made from its model-call spans, or reported with its trace_id."
+        })
+      )
   )
   .middleware(ProjectApiKey)
   .annotate(OpenApi.Description, "Read-only project API: API key only, across every workspace") {}

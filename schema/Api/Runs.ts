@@ -4,7 +4,6 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Conflict, InvalidRequest, NotFound } from "../Errors.js"
 import { Limits } from "../Limits.js"
 import { RunCreated, RunHeaders, RunReport } from "../Run.js"
-import { withIdentityHeaderParameters } from "./Identity.js"
 import { MaxBodyBytes } from "./RouteRules.js"
 import { Authenticated } from "./Security.js"
 
@@ -20,6 +19,13 @@ export class RunsGroup extends HttpApiGroup.make("runs")
       .addError(NotFound)
       .addError(Conflict)
       .addError(InvalidRequest)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Report a run",
+          description:
+            "What one model invocation did in a thread: status, tokens, timings, steps, tool calls. Unknown fields are refused; the body cap is 4 MiB. A retry with the same Idempotency-Key is stored once and answered with the same run id (409 when the key was used for a different report)."
+        })
+      )
   )
   .middleware(Authenticated)
-  .annotateEndpoints(OpenApi.Transform, withIdentityHeaderParameters) {}
+  .annotate(OpenApi.Description, "Model runs an app reports") {}

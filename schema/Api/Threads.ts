@@ -12,25 +12,59 @@ import {
   ThreadPath,
   UpdateThread
 } from "../Thread.js"
-import { withIdentityHeaderParameters } from "./Identity.js"
 import { Authenticated } from "./Security.js"
 
 export class ThreadsGroup extends HttpApiGroup.make("threads")
-  .add(HttpApiEndpoint.get("list", "/threads").setUrlParams(ThreadListQuery).addSuccess(ThreadList))
-  .add(HttpApiEndpoint.get("get", "/threads/:thread_id").setPath(ThreadPath).addSuccess(Thread).addError(NotFound))
-  .add(HttpApiEndpoint.post("create", "/threads").setPayload(CreateThread).addSuccess(ThreadCreated, { status: 201 }))
+  .add(
+    HttpApiEndpoint.get("list", "/threads")
+      .setUrlParams(ThreadListQuery)
+      .addSuccess(ThreadList)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List threads",
+          description:
+            "The caller's workspace's threads, most recent `last_message_at` first. Page with `after` (the last thread id of the previous page)."
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/threads/:thread_id")
+      .setPath(ThreadPath)
+      .addSuccess(Thread)
+      .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({ summary: "Get a thread", description: "One thread of the caller's workspace." })
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/threads")
+      .setPayload(CreateThread)
+      .addSuccess(ThreadCreated, { status: 201 })
+      .annotateContext(
+        OpenApi.annotations({ summary: "Create a thread", description: "A new thread in the caller's workspace." })
+      )
+  )
   .add(
     HttpApiEndpoint.put("update", "/threads/:thread_id")
       .setPath(ThreadPath)
       .setPayload(UpdateThread)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Update a thread",
+          description: "Sets the fields given (title, last_message_at, metadata, is_archived); the others are kept."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.del("delete", "/threads/:thread_id")
       .setPath(ThreadPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({ summary: "Delete a thread", description: "Deletes the thread and its messages." })
+      )
   )
   .middleware(Authenticated)
-  .annotateEndpoints(OpenApi.Transform, withIdentityHeaderParameters) {}
+  .annotate(OpenApi.Description, "Conversation threads of the caller's workspace") {}

@@ -4,7 +4,6 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { BadGateway, NotFound, QuotaExceeded } from "../Errors.js"
 import { Limits } from "../Limits.js"
 import { RunStreamRequest, TitleText } from "../Title.js"
-import { withIdentityHeaderParameters } from "./Identity.js"
 import { MaxBodyBytes } from "./RouteRules.js"
 import { Authenticated } from "./Security.js"
 
@@ -22,10 +21,13 @@ export class TitlesGroup extends HttpApiGroup.make("titles")
       .addError(NotFound)
       .addError(QuotaExceeded)
       .addError(BadGateway)
-      .annotate(
-        OpenApi.Description,
-        "Streams the thread's title as text/plain chunks: its stored title if it has one, else a generated one (2 to 12 words), which is stored on the thread"
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Stream a thread title",
+          description:
+            "Streams the thread's title as text/plain chunks: its stored title if it has one, else a generated one (2 to 12 words), which is stored on the thread. Generated titles count against the plan's monthly quota (429 quota_exceeded)."
+        })
       )
   )
   .middleware(Authenticated)
-  .annotateEndpoints(OpenApi.Transform, withIdentityHeaderParameters) {}
+  .annotate(OpenApi.Description, "The thread title helper") {}
