@@ -101,6 +101,17 @@ export const Limits = {
     monthlyQuota: { hobby: 500, pro: 5_000, startup: null, enterprise: null } satisfies Record<Plan, number | null>
   },
   origins: { maxEntries: 32, maxLength: 255 },
+  /** OTLP trace exports (POST /v1/traces, decisions.md §9). */
+  trace: {
+    /** An export, before and after decompression (spec part 8). */
+    exportMaxBytes: 4 * 1024 * 1024,
+    /** Spans kept per trace, counted across exports (spec part 8). */
+    spansPerTraceMax: 500,
+    /** A span's attributes, serialized as JSON (UTF-8 bytes). */
+    attributesMaxBytes: 16 * 1024,
+    listDefault: 50,
+    listMax: 100
+  },
   attachment: {
     /** 25 MB (MiB, as every byte size here): the largest file a signed upload URL takes (spec part 8). */
     maxBytes: 25 * 1024 * 1024,

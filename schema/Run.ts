@@ -5,6 +5,7 @@
  */
 import * as Schema from "effect/Schema"
 import { Id, isPlainObject, Metadata, PageLimit, serializedLength, Timestamp, utf8Length } from "./Common.js"
+import { ExampleIds, exampleOf } from "./Examples.js"
 import { Limits } from "./Limits.js"
 import { jsonProblem, StorableString } from "./Text.js"
 
@@ -128,7 +129,24 @@ export const RunReport = Schema.Struct({
   tool_calls: Schema.optional(entries(ToolCall)),
   sampling_calls: Schema.optional(entries(SamplingCall)),
   output_text: Schema.optional(Text(Limits.run.textMaxLength))
-}).annotations({ identifier: "RunReport", ...strict })
+}).annotations({
+  identifier: "RunReport",
+  ...strict,
+  examples: [
+    {
+      thread_id: ExampleIds.thread,
+      message_id: ExampleIds.message,
+      status: "completed",
+      model_id: "gpt-4o-mini",
+      provider: "openai",
+      input_tokens: 812,
+      output_tokens: 164,
+      duration_ms: 2310,
+      first_token_ms: 420,
+      tags: ["beta"]
+    }
+  ]
+})
 export type RunReport = typeof RunReport.Type
 
 export const RunCreated = Schema.Struct({ run_id: Id })
@@ -150,9 +168,10 @@ export const RunHeaders = Schema.Struct({
 /** A run as the project API lists it: everything but the large parts. */
 export class RunSummary extends Schema.Class<RunSummary>("RunSummary")({
   id: Id,
-  thread_id: Id,
-  workspace_id: Schema.String,
-  user_id: Schema.String,
+  /** Null for a run made from a trace span that names no thread of the project (then no workspace or user either). */
+  thread_id: Schema.NullOr(Id),
+  workspace_id: Schema.NullOr(Schema.String),
+  user_id: Schema.NullOr(Schema.String),
   message_id: Schema.NullOr(Schema.String),
   status: RunStatus,
   outcome_type: Schema.NullOr(OutcomeType),
@@ -170,6 +189,8 @@ export class RunSummary extends Schema.Class<RunSummary>("RunSummary")({
   error: Schema.NullOr(Schema.String),
   error_code: Schema.NullOr(Schema.String),
   trace_id: Schema.NullOr(Schema.String),
+  /** The model-call span a run was made from (POST /v1/traces); null for a reported run. */
+  span_id: Schema.NullOr(Schema.String),
   tags: Schema.Array(Schema.String),
   environment: Schema.NullOr(Schema.String),
   release: Schema.NullOr(Schema.String),
@@ -192,10 +213,11 @@ export const RunListQuery = Schema.Struct({
   thread_id: Schema.optional(StorableString),
   status: Schema.optional(RunStatus),
   model_id: Schema.optional(StorableString),
+  trace_id: Schema.optional(StorableString),
   from: Schema.optional(Timestamp),
   to: Schema.optional(Timestamp)
 })
 export type RunListQuery = typeof RunListQuery.Type
 
 export const RunList = Schema.Struct({ runs: Schema.Array(RunSummary) })
-export const RunPath = Schema.Struct({ run_id: StorableString })
+export const RunPath = Schema.Struct({ run_id: StorableString.annotations(exampleOf(ExampleIds.run)) })

@@ -94,6 +94,7 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
       threadId: query.thread_id,
       status: query.status,
       modelId: query.model_id,
+      traceId: query.trace_id,
       from: query.from,
       to: query.to
     })

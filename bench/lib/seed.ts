@@ -37,13 +37,9 @@ const stringField = (record: Record<string, unknown>, key: string): string => {
 export const seed = async (databaseUrl: string): Promise<Fixture> => {
   const gateway = await startGateway(databaseUrl, { label: "seed", logLevel: "Warn", profile: false })
   try {
-    const project = await call(
-      gateway.baseUrl,
-      "POST",
-      "/v1/admin/projects",
-      { authorization: `Bearer ${adminToken}` },
-      { name: "bench" }
-    )
+    const createProject = (name: string) =>
+      call(gateway.baseUrl, "POST", "/v1/admin/projects", { authorization: `Bearer ${adminToken}` }, { name })
+    const project = await createProject("bench")
     const projectId = stringField(project, "project_id")
     const apiKey = stringField(project, "api_key")
     log(`seed: ${settings.seedThreads} background threads x ${settings.seedMessagesPerThread} messages`)
@@ -81,13 +77,7 @@ export const seed = async (databaseUrl: string): Promise<Fixture> => {
         })
       )
     }
-    const runsProject = await call(
-      gateway.baseUrl,
-      "POST",
-      "/v1/admin/projects",
-      { authorization: `Bearer ${adminToken}` },
-      { name: "bench-runs" }
-    )
+    const runsProject = await createProject("bench-runs")
     const runsProjectId = stringField(runsProject, "project_id")
     log(`seed: ${settings.seedRuns} runs of ${Math.round(runDetailJson().length / 1024)} KB detail in ${runsProjectId}`)
     await seedRuns(databaseUrl, runsProjectId, settings.seedRuns, runDetailJson())

@@ -163,6 +163,7 @@ const SPECS: { readonly [N in StatementName]: Spec } = {
         threadId: fixed(undefined),
         status: fixed(undefined),
         modelId: fixed(undefined),
+        traceId: fixed(undefined),
         from: fixed(undefined),
         to: fixed(undefined)
       }

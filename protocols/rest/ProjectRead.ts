@@ -6,6 +6,7 @@ import { Messages } from "../../src/Messages.js"
 import { Runs } from "../../src/Runs.js"
 import { Scores } from "../../src/Scores.js"
 import { Threads } from "../../src/Threads.js"
+import { Traces } from "../../src/Traces.js"
 import { Usage } from "../../src/Usage.js"
 import { messagePage, rawJson } from "./Messages.js"
 
@@ -16,6 +17,7 @@ export const ProjectReadLive = HttpApiBuilder.group(Api, "projects", (handlers) 
     const runs = yield* Runs
     const scores = yield* Scores
     const usage = yield* Usage
+    const traces = yield* Traces
     return handlers
       .handle("threads", ({ urlParams }) =>
         Effect.flatMap(ProjectCaller, ({ projectId }) => threads.listProject(projectId, urlParams)).pipe(
@@ -36,6 +38,20 @@ export const ProjectReadLive = HttpApiBuilder.group(Api, "projects", (handlers) 
       .handle("scores", ({ urlParams }) =>
         Effect.flatMap(ProjectCaller, ({ projectId }) => scores.list(projectId, urlParams)).pipe(
           Effect.map((list) => ({ scores: list }))
+        )
+      )
+      .handle("traces", ({ urlParams }) =>
+        Effect.flatMap(ProjectCaller, ({ projectId }) => traces.listJson(projectId, urlParams)).pipe(
+          Effect.map(({ traces: rows, next }) =>
+            rawJson(`{"traces":[${rows.join(",")}],"next_after":${JSON.stringify(next)}}`)
+          )
+        )
+      )
+      .handle("trace", ({ path }) =>
+        Effect.flatMap(ProjectCaller, ({ projectId }) => traces.getJson(projectId, path.trace_id)).pipe(
+          Effect.map(({ trace, spans, runs: linked }) =>
+            rawJson(`{"trace":${trace},"spans":[${spans.join(",")}],"runs":[${linked.join(",")}]}`)
+          )
         )
       )
       .handle("usageDaily", ({ urlParams }) =>

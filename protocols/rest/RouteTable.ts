@@ -11,6 +11,7 @@ import { type Host, MaxBodyBytes, ServedOn } from "../../schema/Api/RouteRules.j
 import { Api } from "../../schema/Api.js"
 import { BLOB_ROUTE_PREFIX } from "../../schema/BlobRoute.js"
 import { Limits } from "../../schema/Limits.js"
+import { TRACES_PATH } from "../../schema/Trace.js"
 
 export interface RouteRules {
   readonly host: Host
@@ -18,6 +19,8 @@ export interface RouteRules {
   readonly maxBytes: number
   /** The body must be declared as JSON (415 otherwise). */
   readonly json: boolean
+  /** The route's template (`/v1/threads/:id`): metrics and span names; undefined for a path no endpoint serves. */
+  readonly route: string | undefined
 }
 
 /** The effective cap of an endpoint that declares `declared`, with MAX_BODY_BYTES at `configured`. */
@@ -35,7 +38,7 @@ export interface RouteTable {
 
 export const makeRouteTable = (configuredMaxBytes: number): RouteTable => {
   const router = FindMyWay.make<RouteRules>()
-  const defaults: RouteRules = { host: "both", maxBytes: configuredMaxBytes, json: true }
+  const defaults: RouteRules = { host: "both", maxBytes: configuredMaxBytes, json: true, route: undefined }
   HttpApi.reflect(Api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, mergedAnnotations }) => {
@@ -44,12 +47,25 @@ export const makeRouteTable = (configuredMaxBytes: number): RouteTable => {
       router.on(endpoint.method, endpoint.path, {
         host,
         maxBytes: capOf(declared._tag === "Some" ? declared.value : undefined, configuredMaxBytes),
-        json: true
+        json: true,
+        route: endpoint.path
       })
     }
   })
   // The local store's signed uploads (protocols/Blobs.ts): any accepted type, up to the attachment cap.
-  const blobs: RouteRules = { host: "both", maxBytes: Limits.attachment.maxBytes, json: false }
+  const blobs: RouteRules = {
+    host: "both",
+    maxBytes: Limits.attachment.maxBytes,
+    json: false,
+    route: `${BLOB_ROUTE_PREFIX}*`
+  }
   router.on(["PUT", "GET"], `${BLOB_ROUTE_PREFIX}*`, blobs)
+  // OTLP trace exports (protocols/otlp): protobuf or JSON, gzip or not, checked by the route itself.
+  router.on("POST", TRACES_PATH, {
+    host: "backend",
+    maxBytes: Limits.trace.exportMaxBytes,
+    json: false,
+    route: TRACES_PATH
+  })
   return { rules: (method, url) => router.find(method, url)?.handler ?? defaults }
 }

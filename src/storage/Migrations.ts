@@ -14,6 +14,7 @@ import titleQuota from "./migrations/0009_title_quota.js"
 import blobSecret from "./migrations/0010_blob_secret.js"
 import workspaceClaims from "./migrations/0011_workspace_claims.js"
 import messageOrder from "./migrations/0012_message_order.js"
+import traces from "./migrations/0013_traces.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -28,7 +29,8 @@ const loader = Migrator.fromRecord({
   "0009_title_quota": titleQuota,
   "0010_blob_secret": blobSecret,
   "0011_workspace_claims": workspaceClaims,
-  "0012_message_order": messageOrder
+  "0012_message_order": messageOrder,
+  "0013_traces": traces
 })
 
 const TABLE = "effect_sql_migrations"

@@ -39,6 +39,35 @@ export interface NewRun {
   readonly requestHash: string | null
 }
 
+/** A run made from a model-call span (src/TraceRuns.ts). */
+export interface DerivedRunRow {
+  readonly id: string
+  readonly trace_id: string
+  readonly span_id: string
+  readonly thread_id: string | null
+  readonly workspace_id: string | null
+  readonly user_id: string | null
+  readonly status: "completed" | "error"
+  readonly model_id: string | null
+  readonly provider: string | null
+  readonly input_tokens: number | null
+  readonly output_tokens: number | null
+  readonly reasoning_tokens: number | null
+  readonly cached_input_tokens: number | null
+  readonly duration_ms: number
+  readonly first_token_ms: number | null
+  readonly total_steps: number | null
+  readonly tool_call_count: number
+  readonly error: string | null
+  /** attributes, steps, tool_calls and output_text, as for a report. */
+  readonly detail: unknown
+}
+
+const DERIVED_COLUMNS = `id text, trace_id text, span_id text, thread_id text, workspace_id text, user_id text, status text,
+  model_id text, provider text, input_tokens bigint, output_tokens bigint, reasoning_tokens bigint,
+  cached_input_tokens bigint, duration_ms bigint, first_token_ms bigint, total_steps integer, tool_call_count integer,
+  error text, detail jsonb`
+
 /** What an insert did; RowNotFound (the thread) is a failure. */
 export type InsertOutcome =
   | { readonly _tag: "Created"; readonly id: string }
@@ -51,6 +80,7 @@ export interface RunFilters {
   readonly threadId: string | undefined
   readonly status: string | undefined
   readonly modelId: string | undefined
+  readonly traceId: string | undefined
   readonly from: Date | undefined
   readonly to: Date | undefined
 }
@@ -59,7 +89,7 @@ const SUMMARY_COLUMNS = `id, thread_id, workspace_id, user_id, message_id, statu
   provider_type, input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens,
   reasoning_tokens::float8 AS reasoning_tokens, cached_input_tokens::float8 AS cached_input_tokens,
   duration_ms::float8 AS duration_ms, first_token_ms::float8 AS first_token_ms, total_steps, tool_call_count,
-  error, error_code, trace_id, tags, environment, release, created_at`
+  error, error_code, trace_id, span_id, tags, environment, release, created_at`
 
 interface Detail {
   readonly attributes?: unknown
@@ -141,6 +171,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
       if (filters.threadId !== undefined) conditions.push(sql`thread_id = ${filters.threadId}`)
       if (filters.status !== undefined) conditions.push(sql`status = ${filters.status}`)
       if (filters.modelId !== undefined) conditions.push(sql`model_id = ${filters.modelId}`)
+      if (filters.traceId !== undefined) conditions.push(sql`trace_id = ${filters.traceId}`)
       if (filters.from !== undefined) conditions.push(sql`created_at >= ${filters.from.toISOString()}::timestamptz`)
       if (filters.to !== undefined) conditions.push(sql`created_at < ${filters.to.toISOString()}::timestamptz`)
       return sql.and(conditions)
@@ -162,7 +193,28 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRun))
       )
 
+    /**
+     * Writes the runs of model-call spans in one statement: one run per span,
+     * made once; a run made before takes the new tool calls, steps and detail
+     * (its tool spans may come in later exports). Answers the runs made now.
+     */
+    const upsertDerived = (projectId: string, runs: ReadonlyArray<DerivedRunRow>) =>
+      sql<{ id: string; trace_id: string; span_id: string; created: boolean }>`
+        INSERT INTO runs (project_id, id, trace_id, span_id, thread_id, workspace_id, user_id, status, model_id,
+          provider, input_tokens, output_tokens, reasoning_tokens, cached_input_tokens, duration_ms, first_token_ms,
+          total_steps, tool_call_count, error, detail)
+        SELECT ${projectId}, r.id, r.trace_id, r.span_id, r.thread_id, r.workspace_id, r.user_id, r.status, r.model_id,
+          r.provider, r.input_tokens, r.output_tokens, r.reasoning_tokens, r.cached_input_tokens, r.duration_ms,
+          r.first_token_ms, r.total_steps, r.tool_call_count, r.error, r.detail
+        FROM jsonb_to_recordset(${JSON.stringify(runs)}::jsonb) AS r(${sql.literal(DERIVED_COLUMNS)})
+        ON CONFLICT (project_id, trace_id, span_id) WHERE span_id IS NOT NULL DO UPDATE SET
+          total_steps = excluded.total_steps, tool_call_count = excluded.tool_call_count, detail = excluded.detail
+        RETURNING id, trace_id, span_id, (xmax = 0) AS created`.pipe(
+        Effect.map((rows) => rows.filter((row) => row.created))
+      )
+
     return {
+      upsertDerived: fn("RunsRepo.upsertDerived")(upsertDerived, Effect.orDie),
       insert: fn("RunsRepo.insert")(insert, Effect.catchTag("SqlError", Effect.die)),
       listJson: fn("RunsRepo.listJson")(listJson, Effect.orDie),
       get: fn("RunsRepo.get")(get, Effect.orDie)

@@ -123,6 +123,15 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         Effect.orDie
       ),
 
+      /** The workspace and user of each of these ids that is a thread of the project. */
+      ownersInProject: fn("ThreadsRepo.ownersInProject")(
+        (projectId: string, ids: ReadonlyArray<string>) =>
+          sql<{ id: string; workspace_id: string; user_id: string }>`
+            SELECT id, workspace_id, user_id FROM threads
+            WHERE project_id = ${projectId}
+              AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`,
+        Effect.orDie
+      ),
       existsInProject: fn("ThreadsRepo.existsInProject")(
         (projectId: string, id: string) =>
           sql`SELECT 1 AS one FROM threads WHERE project_id = ${projectId} AND id = ${id}`.pipe(

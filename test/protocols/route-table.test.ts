@@ -15,7 +15,8 @@ describe("the route table read from schema/Api", () => {
     expect(table.rules("PUT", "/v1/blobs/proj_1/ws/id/a.png")).toEqual({
       host: "both",
       maxBytes: 25 * MiB,
-      json: false
+      json: false,
+      route: "/v1/blobs/*"
     })
     // A lower default lowers the smaller caps too; a higher one raises the larger.
     expect(makeRouteTable(64 * 1024).rules("POST", "/v1/threads/t/messages").maxBytes).toBe(64 * 1024)

@@ -35,7 +35,8 @@ const MIGRATIONS = [
   "title_quota",
   "blob_secret",
   "workspace_claims",
-  "message_order"
+  "message_order",
+  "traces"
 ]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>
