@@ -112,6 +112,15 @@ export const Limits = {
     listDefault: 50,
     listMax: 100
   },
+  /** Full-text search over threads and messages (GET /v1/projects/search, /v1/threads/search). */
+  search: {
+    /** The query, in characters. */
+    queryMaxLength: 256,
+    listDefault: 20,
+    listMax: 100,
+    /** The deepest `offset`: ranked pages past it cost more than they are worth. */
+    offsetMax: 1_000
+  },
   attachment: {
     /** 25 MB (MiB, as every byte size here): the largest file a signed upload URL takes (spec part 8). */
     maxBytes: 25 * 1024 * 1024,

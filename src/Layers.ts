@@ -18,6 +18,7 @@ import { Readiness } from "./Readiness.js"
 import { Runs } from "./Runs.js"
 import { Scores } from "./Scores.js"
 import { SdkClients } from "./SdkClients.js"
+import { Search } from "./Search.js"
 import { Threads } from "./Threads.js"
 import { Titles } from "./Titles.js"
 import { Traces } from "./Traces.js"
@@ -50,6 +51,7 @@ export const ServicesLive = Layer.mergeAll(
   Usage.Default,
   Runs.Default,
   Traces.Default,
+  Search.Default,
   Scores.Default,
   Events.Default,
   Titles.Default,

@@ -4,7 +4,7 @@ import { type InvalidRequest, invalid, type NotFound, notFound } from "../schema
 import type { CreateFeedback, CreateMessage, MessageListQuery } from "../schema/Message.js"
 import { rowNotFoundAs404 } from "./Found.js"
 import { idAfter, newId } from "./Ids.js"
-
+import { messageText, textsByFormat } from "./SearchText.js"
 import { FeedbackRepo } from "./storage/FeedbackRepo.js"
 import { type MessageRow, MessagesRepo } from "./storage/MessagesRepo.js"
 
@@ -61,7 +61,8 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
         userId: caller.userId,
         parentId: input.parent_id,
         format: input.format,
-        contentJson: JSON.stringify(input.content)
+        contentJson: JSON.stringify(input.content),
+        searchText: messageText(input.format, input.content)
       }
       // The id must be above the thread's largest: a concurrent append (or another gateway's clock) can
       // have passed this process's id, and then the next try takes one above that.
@@ -88,7 +89,9 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       content: Readonly<Record<string, unknown>>
     ) {
       yield* threads.requireVisible(caller, threadId)
-      yield* rowNotFoundAs404(repo.updateContent(caller.projectId, threadId, messageId, JSON.stringify(content)))
+      yield* rowNotFoundAs404(
+        repo.updateContent(caller.projectId, threadId, messageId, JSON.stringify(content), textsByFormat(content))
+      )
     })
 
     const removeMany = fn("Messages.removeMany")(function* (

@@ -79,6 +79,21 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
       if (!(yield* repo.existsInProject(projectId, threadId))) return yield* Effect.fail(notFound("thread"))
     })
 
-    return { list, getJson, create, update, remove, requireVisible, listProject, requireInProject } as const
+    /** The project read API: a thread of any workspace of the project, as wire JSON text. */
+    const getJsonInProject = fn("Threads.getJsonInProject")(function* (projectId: string, threadId: string) {
+      return yield* Effect.flatMap(repo.getJsonInProject(projectId, threadId), orNotFound("thread"))
+    })
+
+    return {
+      list,
+      getJson,
+      getJsonInProject,
+      create,
+      update,
+      remove,
+      requireVisible,
+      listProject,
+      requireInProject
+    } as const
   })
 }) {}

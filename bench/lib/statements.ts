@@ -109,7 +109,15 @@ const SPECS: { readonly [N in StatementName]: Spec } = {
   "MessagesRepo.append": spec(
     {
       scope,
-      message: { id: text, threadId: text, userId: text, parentId: text, format: text, contentJson: text }
+      message: {
+        id: text,
+        threadId: text,
+        userId: text,
+        parentId: text,
+        format: text,
+        contentJson: text,
+        searchText: text
+      }
     },
     (a) => Effect.flatMap(MessagesRepo, (repo) => repo.append(a.scope, a.message))
   ),

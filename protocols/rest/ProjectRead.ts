@@ -5,6 +5,7 @@ import { Api } from "../../schema/Api.js"
 import { Messages } from "../../src/Messages.js"
 import { Runs } from "../../src/Runs.js"
 import { Scores } from "../../src/Scores.js"
+import { Search } from "../../src/Search.js"
 import { Threads } from "../../src/Threads.js"
 import { Traces } from "../../src/Traces.js"
 import { Usage } from "../../src/Usage.js"
@@ -18,7 +19,13 @@ export const ProjectReadLive = HttpApiBuilder.group(Api, "projects", (handlers) 
     const scores = yield* Scores
     const usage = yield* Usage
     const traces = yield* Traces
+    const search = yield* Search
     return handlers
+      .handle("search", ({ urlParams }) =>
+        Effect.flatMap(ProjectCaller, ({ projectId }) => search.threadsJson({ projectId }, urlParams)).pipe(
+          Effect.map(rawJson)
+        )
+      )
       .handle("threads", ({ urlParams }) =>
         Effect.flatMap(ProjectCaller, ({ projectId }) => threads.listProject(projectId, urlParams)).pipe(
           Effect.map((list) => ({ threads: list }))

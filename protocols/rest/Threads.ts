@@ -2,13 +2,20 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { Caller } from "../../schema/Api/Security.js"
 import { Api } from "../../schema/Api.js"
+import { Search } from "../../src/Search.js"
 import { Threads } from "../../src/Threads.js"
 import { rawJson } from "./Messages.js"
 
 export const ThreadsLive = HttpApiBuilder.group(Api, "threads", (handlers) =>
   Effect.gen(function* () {
     const threads = yield* Threads
+    const search = yield* Search
     return handlers
+      .handle("search", ({ urlParams }) =>
+        Effect.flatMap(Caller, (caller) =>
+          search.threadsJson({ projectId: caller.projectId, workspaceId: caller.workspaceId }, urlParams)
+        ).pipe(Effect.map(rawJson))
+      )
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(Caller, (caller) => threads.list(caller, urlParams)).pipe(
           Effect.map((list) => ({ threads: list }))

@@ -5,6 +5,7 @@ import { InvalidRequest, NotFound } from "../Errors.js"
 import { MessageList, MessageListQuery } from "../Message.js"
 import { Run, RunList, RunListQuery, RunPath } from "../Run.js"
 import { ScoreList, ScoreListQuery } from "../Score.js"
+import { SearchQuery, SearchResults } from "../Search.js"
 import { ThreadList, ThreadListQuery, ThreadPath } from "../Thread.js"
 import { TraceDetail, TraceList, TraceListQuery, TracePath } from "../Trace.js"
 import { UsageDaily, UsagePeriod, UsageQuery } from "../Usage.js"
@@ -21,6 +22,19 @@ export class ProjectsGroup extends HttpApiGroup.make("projects")
         OpenApi.annotations({
           summary: "List the project's threads",
           description: "Threads across every workspace of the project, most recent first."
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("search", "/projects/search")
+      .setUrlParams(SearchQuery)
+      .addSuccess(SearchResults)
+      .addError(InvalidRequest)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Search the project's threads",
+          description:
+            "Full-text search over every workspace's thread titles and message text, best match first, each with the best matching message and a highlighted snippet. Syntax: words, \"quoted phrases\", -word, OR. Page with `offset` (the previous page's `next_offset`)."
         })
       )
   )

@@ -2,7 +2,8 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { NotFound } from "../Errors.js"
+import { InvalidRequest, NotFound } from "../Errors.js"
+import { SearchQuery, SearchResults } from "../Search.js"
 import {
   CreateThread,
   Thread,
@@ -24,6 +25,19 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
           summary: "List threads",
           description:
             "The caller's workspace's threads, most recent `last_message_at` first. Page with `after` (the last thread id of the previous page)."
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("search", "/threads/search")
+      .setUrlParams(SearchQuery)
+      .addSuccess(SearchResults)
+      .addError(InvalidRequest)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Search threads",
+          description:
+            "Full-text search over the caller's workspace's thread titles and message text (svc/v0 and ai-sdk/v6 text parts), best match first, each with the best matching message and a highlighted snippet. Syntax: words, \"quoted phrases\", -word, OR. Page with `offset` (the previous page's `next_offset`)."
         })
       )
   )

@@ -2,8 +2,10 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import type { IndexedFormat } from "../SearchText.js"
 import { fn } from "../Traced.js"
 import { foundOrFail, RowNotFound } from "./RowNotFound.js"
+import { tsvectorOf } from "./SearchSql.js"
 import { isReferenceGone } from "./SqlErrors.js"
 import { isoTimestampSql } from "./SqlText.js"
 import type { TenantScope } from "./TenantScope.js"
@@ -17,6 +19,8 @@ export interface NewMessage {
   readonly format: string
   /** The content, already serialized: it is stored as sent. */
   readonly contentJson: string
+  /** Its searchable text (src/SearchText.ts), empty when there is none. */
+  readonly searchText: string
 }
 
 /** An append's id was not above its thread's largest (`last`): try again with one that is. */
@@ -69,9 +73,10 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
           -- A parent being deleted meanwhile is waited for, then not found.
           FOR KEY SHARE
         ), ins AS (
-          INSERT INTO messages (project_id, thread_id, id, parent_id, user_id, height, format, content)
+          INSERT INTO messages (project_id, thread_id, id, parent_id, user_id, height, format, content, search_tsv)
           SELECT ${scope.projectId}, t.id, ${message.id}, ${message.parentId}, ${message.userId},
-            COALESCE((SELECT height + 1 FROM p), 0), ${message.format}, ${message.contentJson}::jsonb
+            COALESCE((SELECT height + 1 FROM p), 0), ${message.format}, ${message.contentJson}::jsonb,
+            ${tsvectorOf(sql, message.searchText)}
           FROM t
           WHERE (${message.parentId}::text IS NULL OR EXISTS (SELECT 1 FROM p))
             AND (t.last_message_id IS NULL OR ${message.id}::text > t.last_message_id)
@@ -114,9 +119,23 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
           ${options.after === undefined ? sql`` : sql`AND id > ${options.after}`}
         ORDER BY id LIMIT ${options.limit}`
 
-    /** RowNotFound when the message is not in the thread. */
-    const updateContent = (projectId: string, threadId: string, id: string, contentJson: string) =>
-      sql`UPDATE messages SET content = ${contentJson}::jsonb, updated_at = now()
+    /**
+     * RowNotFound when the message is not in the thread. The searchable text
+     * depends on the stored format, so it comes as one text per indexed
+     * format and the row's format picks.
+     */
+    const updateContent = (
+      projectId: string,
+      threadId: string,
+      id: string,
+      contentJson: string,
+      searchTexts: Readonly<Record<IndexedFormat, string>>
+    ) =>
+      sql`UPDATE messages SET content = ${contentJson}::jsonb, updated_at = now(),
+          search_tsv = CASE format
+            WHEN 'svc/v0' THEN ${tsvectorOf(sql, searchTexts["svc/v0"])}
+            WHEN 'ai-sdk/v6' THEN ${tsvectorOf(sql, searchTexts["ai-sdk/v6"])}
+            ELSE NULL END
         WHERE project_id = ${projectId} AND thread_id = ${threadId} AND id = ${id}
         RETURNING id`.pipe(Effect.flatMap(foundOrFail("message")))
 

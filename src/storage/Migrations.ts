@@ -15,6 +15,7 @@ import blobSecret from "./migrations/0010_blob_secret.js"
 import workspaceClaims from "./migrations/0011_workspace_claims.js"
 import messageOrder from "./migrations/0012_message_order.js"
 import traces from "./migrations/0013_traces.js"
+import search from "./migrations/0014_search.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -30,7 +31,8 @@ const loader = Migrator.fromRecord({
   "0010_blob_secret": blobSecret,
   "0011_workspace_claims": workspaceClaims,
   "0012_message_order": messageOrder,
-  "0013_traces": traces
+  "0013_traces": traces,
+  "0014_search": search
 })
 
 const TABLE = "effect_sql_migrations"

@@ -5,6 +5,7 @@ import * as Option from "effect/Option"
 import { Thread } from "../../schema/Thread.js"
 import { fn } from "../Traced.js"
 import { foundOrFail } from "./RowNotFound.js"
+import { tsvectorOf } from "./SearchSql.js"
 import { isoTimestampSql } from "./SqlText.js"
 import type { TenantScope } from "./TenantScope.js"
 
@@ -56,7 +57,7 @@ const COLUMNS =
  * one JSON text: the protocol sends it as is, with no object built and
  * encoded per request (measured in bench/, get_thread).
  */
-const THREAD_JSON_COLUMNS = `id, project_id, workspace_id, ${isoTimestampSql("created_at")} AS created_at,
+export const THREAD_JSON_COLUMNS = `id, project_id, workspace_id, ${isoTimestampSql("created_at")} AS created_at,
   ${isoTimestampSql("updated_at")} AS updated_at, title, ${isoTimestampSql("last_message_at")} AS last_message_at,
   is_archived, external_id, metadata`
 
@@ -150,6 +151,16 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         Effect.orDie
       ),
 
+      /** The project read API: a thread of any workspace of the project, as wire JSON text. */
+      getJsonInProject: fn("ThreadsRepo.getJsonInProject")(
+        (projectId: string, id: string) =>
+          sql<{ json: string }>`SELECT row_to_json(t)::text AS json FROM (SELECT ${threadJson} FROM threads
+            WHERE project_id = ${projectId} AND id = ${id}) t`.pipe(
+            Effect.map((rows) => Option.map(first(rows), (row) => row.json))
+          ),
+        Effect.orDie
+      ),
+
       get: fn("ThreadsRepo.get")(
         (scope: TenantScope, id: string) =>
           sql<ThreadRow>`SELECT ${cols} FROM threads
@@ -161,11 +172,11 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
 
       insert: fn("ThreadsRepo.insert")(
         (scope: TenantScope, thread: NewThread) =>
-          sql`INSERT INTO threads (project_id, id, workspace_id, user_id, title, external_id, metadata, last_message_at)
+          sql`INSERT INTO threads (project_id, id, workspace_id, user_id, title, external_id, metadata, last_message_at,
+              search_tsv)
             VALUES (${scope.projectId}, ${thread.id}, ${scope.workspaceId}, ${thread.userId}, ${thread.title ?? null},
-              ${thread.externalId ?? null}, ${JSON.stringify(thread.metadata === undefined ? {} : thread.metadata)}, ${thread.lastMessageAt.toISOString()})`.pipe(
-            Effect.asVoid
-          ),
+              ${thread.externalId ?? null}, ${JSON.stringify(thread.metadata === undefined ? {} : thread.metadata)},
+              ${thread.lastMessageAt.toISOString()}, ${tsvectorOf(sql, thread.title, "A")})`.pipe(Effect.asVoid),
         Effect.orDie
       ),
 
@@ -173,7 +184,9 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       update: fn("ThreadsRepo.update")(
         (scope: TenantScope, id: string, changes: ThreadChanges) => {
           const sets = [sql`updated_at = now()`]
-          if (changes.title !== undefined) sets.push(sql`title = ${changes.title}`)
+          if (changes.title !== undefined) {
+            sets.push(sql`title = ${changes.title}`, sql`search_tsv = ${tsvectorOf(sql, changes.title, "A")}`)
+          }
           if (changes.lastMessageAt !== undefined) {
             sets.push(sql`last_message_at = ${changes.lastMessageAt.toISOString()}`)
           }
@@ -209,7 +222,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       /** Sets the title only while the thread has none (null or blank); true when it was set. */
       setTitleIfUntitled: fn("ThreadsRepo.setTitleIfUntitled")(
         (scope: TenantScope, id: string, title: string) =>
-          sql`UPDATE threads SET title = ${title}, updated_at = now()
+          sql`UPDATE threads SET title = ${title}, updated_at = now(), search_tsv = ${tsvectorOf(sql, title, "A")}
             WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
               AND (title IS NULL OR btrim(title) = '')
             RETURNING id`.pipe(Effect.map((rows) => rows.length > 0)),

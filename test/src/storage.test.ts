@@ -36,7 +36,8 @@ const MIGRATIONS = [
   "blob_secret",
   "workspace_claims",
   "message_order",
-  "traces"
+  "traces",
+  "search"
 ]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>

@@ -1,0 +1,80 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import { fn } from "../Traced.js"
+import { THREAD_JSON_COLUMNS } from "./ThreadsRepo.js"
+
+export interface SearchOptions {
+  readonly projectId: string
+  /** The caller's workspace; undefined searches the whole project. */
+  readonly workspaceId: string | undefined
+  /** A query in `websearch_to_tsquery` syntax (src/SearchText.ts parseQuery). */
+  readonly tsquery: string
+  readonly isArchived: boolean | undefined
+  readonly from: Date | undefined
+  readonly to: Date | undefined
+  readonly limit: number
+  readonly offset: number
+}
+
+/** A matching thread: its wire JSON, its score, and its best matching message (format and content as JSON text). */
+export interface SearchRow {
+  readonly thread: string
+  readonly title: string | null
+  readonly score: number
+  readonly message_id: string | null
+  readonly format: string | null
+  readonly content: string | null
+}
+
+export class SearchRepo extends Effect.Service<SearchRepo>()("svc/SearchRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const threadJson = sql.literal(THREAD_JSON_COLUMNS)
+
+    /**
+     * Threads whose title or messages match, best first: a thread scores its
+     * title's rank (weight A) plus its best message's (weight D), so a title
+     * match outranks a passing mention. Both sides are GIN index lookups;
+     * only the page's best messages are read in full.
+     */
+    const search = (options: SearchOptions) => {
+      const threadFilter = sql`t.project_id = ${options.projectId}
+        ${options.workspaceId === undefined ? sql`` : sql`AND t.workspace_id = ${options.workspaceId}`}
+        ${options.isArchived === undefined ? sql`` : sql`AND t.is_archived = ${options.isArchived}`}
+        ${options.from === undefined ? sql`` : sql`AND t.last_message_at >= ${options.from.toISOString()}::timestamptz`}
+        ${options.to === undefined ? sql`` : sql`AND t.last_message_at < ${options.to.toISOString()}::timestamptz`}`
+      return sql<SearchRow>`
+        WITH q AS (
+          -- A query without a word (punctuation only) matches nothing, not everything.
+          SELECT query FROM (SELECT websearch_to_tsquery('simple', ${options.tsquery}) AS query) w
+          WHERE numnode(query) > 0
+        ),
+        titles AS (
+          SELECT t.id, ts_rank(t.search_tsv, q.query) AS rank FROM threads t, q
+          WHERE ${threadFilter} AND t.search_tsv @@ q.query
+        ),
+        messages_hit AS (
+          SELECT DISTINCT ON (m.thread_id) m.thread_id, m.id, ts_rank(m.search_tsv, q.query) AS rank
+          FROM messages m JOIN threads t ON t.project_id = m.project_id AND t.id = m.thread_id, q
+          WHERE m.project_id = ${options.projectId} AND m.search_tsv @@ q.query AND ${threadFilter}
+          ORDER BY m.thread_id, rank DESC, m.id DESC
+        ),
+        ranked AS (
+          SELECT COALESCE(ti.id, mh.thread_id) AS id, COALESCE(ti.rank, 0) + COALESCE(mh.rank, 0) AS score,
+            mh.id AS message_id
+          FROM titles ti FULL JOIN messages_hit mh ON mh.thread_id = ti.id
+          ORDER BY score DESC, id DESC
+          LIMIT ${options.limit} OFFSET ${options.offset}
+        )
+        SELECT (SELECT row_to_json(j)::text FROM (SELECT ${threadJson} FROM threads
+            WHERE project_id = ${options.projectId} AND id = r.id) j) AS thread,
+          t.title, r.score::float8 AS score, r.message_id, m.format, m.content::text AS content
+        FROM ranked r
+        JOIN threads t ON t.project_id = ${options.projectId} AND t.id = r.id
+        LEFT JOIN messages m ON m.project_id = ${options.projectId} AND m.thread_id = r.id AND m.id = r.message_id
+        ORDER BY r.score DESC, r.id DESC`
+    }
+
+    return { search: fn("SearchRepo.search")(search, Effect.orDie) } as const
+  })
+}) {}
