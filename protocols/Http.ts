@@ -1,5 +1,5 @@
 /**
- * The one HTTP server: the REST API (HttpApi), OTLP trace exports, health, the
+ * The one HTTP server: the REST API (HttpApi), OTLP trace exports, MCP, health, the
  * JWKS, the OpenAPI document and its docs page, behind the gateway middleware.
  */
 import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
@@ -18,6 +18,7 @@ import { BlobRoutes } from "./Blobs.js"
 import { HealthRoutes } from "./Health.js"
 import { JwksRoutes } from "./Jwks.js"
 import { METRICS_PATH, MetricsConfig, makeMetrics, metricsRoute } from "./Metrics.js"
+import { McpRoutes } from "./mcp/Routes.js"
 import { TraceRoutes } from "./otlp/Routes.js"
 import { AdminLive } from "./rest/Admin.js"
 import { AdminAuthLive, AuthenticatedLive, ProjectApiKeyLive } from "./rest/Auth.js"
@@ -72,7 +73,16 @@ const Docs = HttpApiScalar.layerHttpLayerRouter({ api: Api, path: "/docs", scala
 
 /** Every route of the server, behind the gateway middleware over `table`. */
 const routesOver = (table: RouteTable) =>
-  Layer.mergeAll(ApiRoutes, HealthRoutes, JwksRoutes, Docs, gatewayMiddleware(table), BlobRoutes, TraceRoutes)
+  Layer.mergeAll(
+    ApiRoutes,
+    HealthRoutes,
+    JwksRoutes,
+    Docs,
+    gatewayMiddleware(table),
+    BlobRoutes,
+    TraceRoutes,
+    McpRoutes
+  )
 
 /** Routes of the server that are not API endpoints: their paths are their metric labels. */
 const OTHER_ROUTES = new Set(["/readyz", "/.well-known/jwks.json", "/docs", OPENAPI_PATH, METRICS_PATH])

@@ -11,6 +11,7 @@ import { type Host, MaxBodyBytes, ServedOn } from "../../schema/Api/RouteRules.j
 import { Api } from "../../schema/Api.js"
 import { BLOB_ROUTE_PREFIX } from "../../schema/BlobRoute.js"
 import { Limits } from "../../schema/Limits.js"
+import { MCP_PATH } from "../../schema/Mcp.js"
 import { TRACES_PATH } from "../../schema/Trace.js"
 
 export interface RouteRules {
@@ -66,6 +67,13 @@ export const makeRouteTable = (configuredMaxBytes: number): RouteTable => {
     maxBytes: Limits.trace.exportMaxBytes,
     json: false,
     route: TRACES_PATH
+  })
+  // MCP (protocols/mcp): JSON-RPC over POST on the backend host; GET and DELETE are answered 405 there.
+  router.on(["POST", "GET", "DELETE"], MCP_PATH, {
+    host: "backend",
+    maxBytes: configuredMaxBytes,
+    json: true,
+    route: MCP_PATH
   })
   return { rules: (method, url) => router.find(method, url)?.handler ?? defaults }
 }

@@ -1,0 +1,80 @@
+/**
+ * `/v1/mcp`: MCP over Streamable HTTP, stateless, JSON responses
+ * (decisions.md §10), mounted on the one HTTP server. This module is the
+ * transport: the API key (401 with `WWW-Authenticate: Bearer`), POST only
+ * (GET and DELETE are 405: no stream to resume, no session to end), and the
+ * SDK's web-standard transport in front of a server made for the caller's
+ * project (Server.ts). Body caps and the backend-only host are the gateway
+ * middleware's (protocols/rest/RouteTable.ts); MCP is not rate limited.
+ */
+
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { MCP_PATH } from "../../schema/Mcp.js"
+import { ApiKeys } from "../../src/auth/ApiKeys.js"
+import { bearerOf } from "../rest/Auth.js"
+import { makeServerFactory } from "./Server.js"
+
+const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string>) =>
+  HttpServerResponse.unsafeJson({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers })
+
+export const McpRoutes = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const keys = yield* ApiKeys
+    const serverFor = yield* makeServerFactory
+    const router = yield* HttpLayerRouter.HttpRouter
+
+    const handler = Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (request.method !== "POST") {
+        return jsonRpcError(
+          405,
+          -32000,
+          "this MCP endpoint is stateless: POST JSON-RPC messages; there is no stream to open or session to end",
+          { allow: "POST" }
+        )
+      }
+      const token = bearerOf(request)
+      const key = token === undefined ? undefined : yield* keys.verify(token)
+      if (key === undefined) {
+        return HttpServerResponse.unsafeJson(
+          {
+            error: "unauthorized",
+            message: token === undefined ? "missing bearer API key" : "invalid, expired or revoked API key"
+          },
+          {
+            status: 401,
+            headers: {
+              "www-authenticate":
+                token === undefined ? 'Bearer realm="mcp"' : 'Bearer realm="mcp", error="invalid_token"'
+            }
+          }
+        )
+      }
+      const body = yield* Effect.orDie(request.text)
+      const web = new Request(`http://gateway${MCP_PATH}`, {
+        method: "POST",
+        headers: new Headers(Object.entries(request.headers)),
+        body
+      })
+      const response = yield* Effect.promise(async () => {
+        const server = serverFor(key.projectId)
+        // Stateless: no sessionIdGenerator at all (exactOptionalPropertyTypes), one server per request.
+        const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+        await server.connect(transport)
+        try {
+          return await transport.handleRequest(web)
+        } finally {
+          await server.close()
+        }
+      })
+      return HttpServerResponse.fromWeb(response)
+    })
+
+    yield* router.add("*", MCP_PATH, handler)
+  })
+)

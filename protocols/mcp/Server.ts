@@ -1,0 +1,165 @@
+/**
+ * The MCP server of one request (stateless Streamable HTTP: a server per
+ * request, bound to the caller's project): the tools of Tools.ts, threads as
+ * resources (`svc://threads/{thread_id}`, read as a bounded transcript), and
+ * instructions that tell an agent where to start.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
+import { Limits } from "../../schema/Limits.js"
+import { THREAD_RESOURCE_TEMPLATE, threadResourceUri } from "../../schema/Mcp.js"
+import { Messages } from "../../src/Messages.js"
+import { Threads } from "../../src/Threads.js"
+import { messageEntry, nextPage, threadLine } from "./Render.js"
+import { makeTools } from "./Tools.js"
+
+/** What the server says it is. */
+export const SERVER_INFO = { name: "svc-gateway", title: "Conversation gateway (read-only)", version: "1.0.0" }
+
+const INSTRUCTIONS = `Read-only access to one project of a conversational assistant backend: its conversation threads and messages (across every workspace and user), model runs with usage and tool calls, scores, daily usage, and OpenTelemetry traces.
+Start with search_threads to find conversations about a topic, or list_threads for the most recent ones; open a thread with get_thread. For activity and cost, usage_period gives an overview and usage_daily a day-by-day view; list_runs and get_run show model calls, list_traces and get_trace the traces behind them. Lists are paged: pass next_after (or next_offset for search) back to read on. Threads are also resources at svc://threads/{thread_id}.`
+
+/** Messages a thread resource shows. */
+const RESOURCE_MESSAGES = 50
+/** A thread resource's text, at most (characters). */
+const RESOURCE_MAX_CHARS = 64 * 1024
+/** MCP's code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002
+
+const THREAD_URI = /^svc:\/\/threads\/([^/?#]+)$/
+
+export const makeServerFactory = Effect.gen(function* () {
+  const tools = yield* makeTools
+  const threads = yield* Threads
+  const messages = yield* Messages
+  const runtime = yield* Effect.runtime<never>()
+
+  /** Runs an effect for the SDK: its McpError is thrown as itself (the SDK answers it as JSON-RPC). */
+  const run = async <A>(effect: Effect.Effect<A, McpError>): Promise<A> => {
+    const exit = await Runtime.runPromiseExit(runtime)(effect)
+    if (Exit.isSuccess(exit)) return exit.value
+    const failure = Cause.failureOption(exit.cause)
+    if (failure._tag === "Some") throw failure.value
+    throw new McpError(ErrorCode.InternalError, "internal error")
+  }
+
+  const listed = tools.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: { ...tool.inputSchema, type: "object" as const },
+    outputSchema: { ...tool.outputSchema, type: "object" as const },
+    annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, openWorldHint: false }
+  }))
+  const byName = new Map(tools.map((tool) => [tool.name as string, tool]))
+
+  const readThread = (projectId: string, threadId: string) =>
+    Effect.gen(function* () {
+      const thread = JSON.parse(yield* threads.getJsonInProject(projectId, threadId))
+      const rows = yield* messages.listProject(projectId, threadId, {
+        limit: RESOURCE_MESSAGES,
+        format: undefined,
+        after: undefined
+      })
+      let text = `# ${thread.title === null || thread.title === "" ? "(untitled thread)" : thread.title}\n\n${threadLine(thread)}\n`
+      let shown = 0
+      for (const row of rows) {
+        const entry = `\n${messageEntry({ ...row, content: JSON.parse(row.content) }, threadId)}\n`
+        if (shown > 0 && text.length + entry.length > RESOURCE_MAX_CHARS) break
+        text += entry
+        shown += 1
+      }
+      const last = rows[shown - 1]
+      if (shown < rows.length || rows.length === RESOURCE_MESSAGES) {
+        text += `\n${nextPage("get_thread", last?.id ?? null, ` and thread_id="${threadId}"`)}\n`
+      }
+      return text
+    }).pipe(
+      Effect.catchAll(() => Effect.fail(new McpError(RESOURCE_NOT_FOUND, `no thread ${threadId} in this project`)))
+    )
+
+  return (projectId: string): Server => {
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      instructions: INSTRUCTIONS
+    })
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }))
+    server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+      const tool = byName.get(request.params.name)
+      if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `no tool named ${request.params.name}`)
+      const result = await run(tool.call(projectId, request.params.arguments ?? {}))
+      return {
+        content: result.content.map((part) => ({ type: "text", text: part.text })),
+        ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+        ...(result.isError === true ? { isError: true } : {})
+      }
+    })
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+      resourceTemplates: [
+        {
+          uriTemplate: THREAD_RESOURCE_TEMPLATE,
+          name: "thread",
+          title: "Conversation thread",
+          description: `A thread and its first ${RESOURCE_MESSAGES} messages as a transcript (get_thread reads on)`,
+          mimeType: "text/markdown"
+        }
+      ]
+    }))
+    server.setRequestHandler(ListResourcesRequestSchema, async (request) =>
+      run(
+        threads
+          .listProject(projectId, {
+            limit: Limits.thread.listMax,
+            after: request.params?.cursor,
+            is_archived: undefined
+          })
+          .pipe(
+            Effect.map((list) => {
+              const last = list.at(-1)
+              return {
+                resources: list.map((thread) => ({
+                  uri: threadResourceUri(thread.id),
+                  name: thread.id,
+                  title: thread.title === null || thread.title === "" ? "(untitled thread)" : thread.title,
+                  mimeType: "text/markdown"
+                })),
+                ...(list.length === Limits.thread.listMax && last !== undefined ? { nextCursor: last.id } : {})
+              }
+            }),
+            Effect.catchAll((error) => Effect.fail(new McpError(ErrorCode.InvalidParams, error.message)))
+          )
+      )
+    )
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+      const match = THREAD_URI.exec(request.params.uri)
+      if (match?.[1] === undefined) {
+        throw new McpError(
+          RESOURCE_NOT_FOUND,
+          `no resource ${request.params.uri}: threads are svc://threads/{thread_id}`
+        )
+      }
+      let threadId: string
+      try {
+        threadId = decodeURIComponent(match[1])
+      } catch {
+        throw new McpError(RESOURCE_NOT_FOUND, `no resource ${request.params.uri}`)
+      }
+      const text = await run(readThread(projectId, threadId))
+      return { contents: [{ uri: request.params.uri, mimeType: "text/markdown", text }] }
+    })
+    return server
+  }
+})

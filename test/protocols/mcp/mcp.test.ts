@@ -1,0 +1,340 @@
+/**
+ * The MCP endpoint through the official SDK's Client over
+ * StreamableHTTPClientTransport against a gateway on a real socket: every
+ * tool and resource listed, every tool called and its structured result
+ * (which the SDK checks against the tool's output schema) compared with what
+ * was written through REST and OTLP; invalid input and another project's ids
+ * for every tool; the transport's 401, 405 and host rules.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { asUser, call, createProject, stores, type UserClient, useGateway } from "../../layers.js"
+import { newMessage, newThread } from "../rest/helpers.js"
+import { exportOf, jsonSpan, postJson, traceIdOf } from "../traces/otlp.js"
+
+const TOOLS = [
+  "get_run",
+  "get_thread",
+  "get_trace",
+  "list_runs",
+  "list_scores",
+  "list_threads",
+  "list_traces",
+  "search_threads",
+  "usage_daily",
+  "usage_period"
+]
+
+interface Written {
+  readonly threadId: string
+  readonly titledThreadId: string
+  readonly messageIds: ReadonlyArray<string>
+  readonly runId: string
+  readonly scoreId: string
+  readonly traceId: string
+}
+
+const write = async (client: UserClient, baseUrl: string, apiKey: string, n: number): Promise<Written> => {
+  const threadId = await newThread(client)
+  const titledThreadId = await newThread(client, { title: `Garden planning ${n}` })
+  const messageIds: Array<string> = []
+  for (let i = 0; i < 3; i++) {
+    messageIds.push(
+      await newMessage(client, threadId, {
+        parent: messageIds.at(-1) ?? null,
+        content: {
+          role: i % 2 === 0 ? "user" : "assistant",
+          content: [{ type: "text", text: `tomato note ${n}.${i}` }]
+        }
+      })
+    )
+  }
+  const traceId = traceIdOf(700 + n)
+  const run = await client("POST", "/runs", {
+    body: { thread_id: threadId, status: "completed", model_id: "gpt-4o-mini", trace_id: traceId }
+  })
+  expect(run.status, run.text).toBe(201)
+  const score = await client("POST", "/scores", {
+    body: { data_type: "numeric", value: 0.8, name: "helpfulness", run_id: run.body.run_id }
+  })
+  expect(score.status, score.text).toBe(201)
+  const exported = await postJson(
+    baseUrl,
+    apiKey,
+    exportOf([
+      jsonSpan({
+        trace: 700 + n,
+        span: 1,
+        name: "chat gpt-4o-mini",
+        attributes: {
+          "gen_ai.operation.name": "chat",
+          "gen_ai.request.model": "gpt-4o-mini",
+          "gen_ai.usage.input_tokens": 10,
+          "gen_ai.usage.output_tokens": 5
+        }
+      })
+    ])
+  )
+  expect(exported.status, exported.text).toBe(200)
+  return {
+    threadId,
+    titledThreadId,
+    messageIds,
+    runId: run.body.run_id,
+    scoreId: score.body.score_id,
+    traceId
+  }
+}
+
+describe.each(stores)("MCP endpoint ($name)", (storeUnderTest) => {
+  const gateway = useGateway(storeUnderTest)
+  let apiKey: string
+  let mine: Written
+  let theirs: Written
+  let client: Client
+
+  const connect = async (key: string) => {
+    const mcp = new Client({ name: "mcp-test", version: "1.0.0" })
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${gateway.current.baseUrl}/v1/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } }
+      })
+    )
+    return mcp
+  }
+  const callTool = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = await client.callTool({ name, arguments: args })
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy()
+    return result.structuredContent as Record<string, any>
+  }
+  const rest = async (path: string) => {
+    const reply = await call(gateway.current.baseUrl, "GET", `/v1/projects${path}`, {
+      headers: { authorization: `Bearer ${apiKey}` }
+    })
+    expect(reply.status, reply.text).toBe(200)
+    return reply.body
+  }
+
+  beforeAll(async () => {
+    const project = await createProject(gateway.current, "mcp")
+    apiKey = project.api_key
+    const other = await createProject(gateway.current, "mcp-other")
+    mine = await write(asUser(gateway.current, apiKey, "user-1", "ws-1"), gateway.current.baseUrl, apiKey, 1)
+    theirs = await write(
+      asUser(gateway.current, other.api_key, "user-9", "ws-9"),
+      gateway.current.baseUrl,
+      other.api_key,
+      2
+    )
+    client = await connect(apiKey)
+  })
+  afterAll(async () => {
+    await client?.close()
+  })
+
+  it("introduces itself with instructions, and lists every tool read-only with input and output schemas", async () => {
+    expect(client.getServerVersion()?.name).toBe("svc-gateway")
+    expect(client.getInstructions()).toContain("search_threads")
+    const { tools } = await client.listTools()
+    expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS)
+    for (const tool of tools) {
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(true)
+      expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(40)
+      expect(tool.inputSchema.type).toBe("object")
+      expect(tool.outputSchema?.type, tool.name).toBe("object")
+    }
+    const listThreads = tools.find((tool) => tool.name === "list_threads")
+    expect(listThreads?.inputSchema.properties?.limit).toMatchObject({ type: "integer", maximum: 100 })
+  })
+
+  it("list_threads and get_thread answer what REST answers, paged", async () => {
+    const listed = await callTool("list_threads", { limit: 10 })
+    const restThreads = (await rest("/threads?limit=10")).threads
+    expect(listed.threads).toEqual(restThreads)
+    expect(listed.threads.map((thread: { id: string }) => thread.id).sort()).toEqual(
+      [mine.threadId, mine.titledThreadId].sort()
+    )
+    expect(listed.next_after).toBeNull()
+    const firstPage = await callTool("list_threads", { limit: 1 })
+    expect(firstPage.next_after).toBe(restThreads[0].id)
+    const secondPage = await callTool("list_threads", { limit: 1, after: firstPage.next_after })
+    expect(secondPage.threads).toEqual([restThreads[1]])
+
+    const thread = await callTool("get_thread", { thread_id: mine.threadId, limit: 2 })
+    expect(thread.thread.id).toBe(mine.threadId)
+    expect(thread.messages).toEqual((await rest(`/threads/${mine.threadId}/messages?limit=2`)).messages)
+    expect(thread.next_after).toBe(mine.messageIds[1])
+    const rest2 = await callTool("get_thread", { thread_id: mine.threadId, after: thread.next_after })
+    expect(rest2.messages.map((message: { id: string }) => message.id)).toEqual([mine.messageIds[2]])
+    expect(rest2.next_after).toBeNull()
+    const text = await client.callTool({ name: "get_thread", arguments: { thread_id: mine.threadId } })
+    expect(JSON.stringify(text.content)).toContain("tomato note 1.0")
+  })
+
+  it("list_runs, get_run and list_scores answer what REST answers", async () => {
+    const runs = await callTool("list_runs", {})
+    expect(runs.runs).toEqual((await rest("/runs")).runs)
+    expect(runs.runs.map((run: { id: string }) => run.id)).toContain(mine.runId)
+    const byTrace = await callTool("list_runs", { trace_id: mine.traceId, status: "completed" })
+    expect(byTrace.runs.length).toBeGreaterThanOrEqual(2) // the reported run and the span's
+    const run = await callTool("get_run", { run_id: mine.runId })
+    expect(run).toEqual(await rest(`/runs/${mine.runId}`))
+    const scores = await callTool("list_scores", { name: "helpfulness" })
+    expect(scores.scores).toEqual((await rest("/scores?name=helpfulness")).scores)
+    expect(scores.scores.map((score: { id: string }) => score.id)).toEqual([mine.scoreId])
+  })
+
+  it("usage_daily and usage_period answer what REST answers", async () => {
+    const today = new Date().toISOString().slice(0, 10)
+    const daily = await callTool("usage_daily", { from: today, to: today })
+    expect(daily).toEqual(await rest(`/usage/daily?from=${today}&to=${today}`))
+    expect(daily.days[0].messages).toBe(3)
+    const period = await callTool("usage_period", {})
+    expect(period).toEqual(await rest("/usage/period"))
+    expect(period.threads).toBe(2)
+  })
+
+  it("list_traces and get_trace answer what REST answers", async () => {
+    const traces = await callTool("list_traces", { limit: 5 })
+    const restTraces = await rest("/traces?limit=5")
+    expect(traces.traces).toEqual(restTraces.traces)
+    expect(traces.next_after).toBe(restTraces.next_after)
+    const trace = await callTool("get_trace", { trace_id: mine.traceId })
+    const restTrace = await rest(`/traces/${mine.traceId}`)
+    expect(trace).toEqual({ ...restTrace, spans_omitted: 0 })
+    expect(trace.runs.length).toBe(2)
+  })
+
+  it("search_threads finds by title and message text, with snippets", async () => {
+    const found = await callTool("search_threads", { q: "tomato" })
+    expect(found).toEqual(await rest("/search?q=tomato"))
+    expect(found.results.map((hit: { thread: { id: string } }) => hit.thread.id)).toEqual([mine.threadId])
+    const byTitle = await callTool("search_threads", { q: "garden", limit: 5 })
+    expect(byTitle.results[0].thread.id).toBe(mine.titledThreadId)
+    const text = await client.callTool({ name: "search_threads", arguments: { q: "tomato" } })
+    expect(JSON.stringify(text.content)).toContain("«tomato»")
+  })
+
+  it("another project's ids are not found, never its data", async () => {
+    const cases: ReadonlyArray<[string, Record<string, unknown>]> = [
+      ["get_thread", { thread_id: theirs.threadId }],
+      ["get_run", { run_id: theirs.runId }],
+      ["get_trace", { trace_id: theirs.traceId }]
+    ]
+    for (const [name, args] of cases) {
+      const result = await client.callTool({ name, arguments: args })
+      expect(result.isError, name).toBe(true)
+      expect(JSON.stringify(result.content)).toMatch(/not found in this project/)
+      expect(result.structuredContent).toBeUndefined()
+    }
+    // Lists filtered by another project's ids answer nothing of it.
+    expect((await callTool("list_runs", { thread_id: theirs.threadId })).runs).toEqual([])
+    expect((await callTool("list_runs", { trace_id: theirs.traceId })).runs).toEqual([])
+    expect((await callTool("list_scores", { run_id: theirs.runId })).scores).toEqual([])
+    expect((await callTool("search_threads", { q: "tomato note 2" })).results).toEqual([])
+    expect((await callTool("list_traces", {})).traces.map((trace: { trace_id: string }) => trace.trace_id)).toEqual([
+      mine.traceId
+    ])
+    const usage = await callTool("usage_period", {})
+    expect(usage.runs).toBe(2)
+    // A cursor from another project is refused as input, not followed.
+    await expect(client.callTool({ name: "list_threads", arguments: { after: theirs.threadId } })).rejects.toThrow()
+  })
+
+  it("invalid input is a JSON-RPC invalid-params error naming the field, for every tool", async () => {
+    const cases: ReadonlyArray<[string, Record<string, unknown>, RegExp]> = [
+      ["list_threads", { limit: 0 }, /limit/],
+      ["list_threads", { is_archived: "maybe" }, /is_archived/],
+      ["get_thread", {}, /thread_id/],
+      ["get_thread", { thread_id: mine.threadId, limit: -1 }, /limit/],
+      ["list_runs", { status: "exploded" }, /status/],
+      ["list_runs", { from: "yesterday" }, /from/],
+      ["get_run", { run_id: 42.5 }, /run_id/],
+      ["list_scores", { limit: "ten" }, /limit/],
+      ["usage_daily", { from: "2026-02-31" }, /from/],
+      ["usage_period", { from: "2020-01-01", to: "2026-01-01" }, /366/],
+      ["list_traces", { after: "nonsense" }, /after/],
+      ["get_trace", { trace_id: ["x"] }, /trace_id/],
+      ["search_threads", {}, /q/],
+      ["search_threads", { q: "fine", surprise: true }, /surprise/]
+    ]
+    for (const [name, args, field] of cases) {
+      const failure = await client.callTool({ name, arguments: args }).then(
+        () => undefined,
+        (error: unknown) => error
+      )
+      expect(failure, `${name} ${JSON.stringify(args)}`).toBeInstanceOf(McpError)
+      expect((failure as McpError).code).toBe(ErrorCode.InvalidParams)
+      expect((failure as McpError).message, name).toMatch(field)
+    }
+    const unknown = await client.callTool({ name: "drop_tables", arguments: {} }).then(
+      () => undefined,
+      (error: unknown) => error
+    )
+    expect((unknown as McpError).code).toBe(ErrorCode.InvalidParams)
+  })
+
+  it("threads are resources: a template, a list, and a bounded transcript; another project's is not found", async () => {
+    const { resourceTemplates } = await client.listResourceTemplates()
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(["svc://threads/{thread_id}"])
+    const { resources } = await client.listResources()
+    expect(resources.map((resource) => resource.uri).sort()).toEqual(
+      [`svc://threads/${mine.threadId}`, `svc://threads/${mine.titledThreadId}`].sort()
+    )
+    const read = await client.readResource({ uri: `svc://threads/${mine.threadId}` })
+    const text = (read.contents[0] as { text: string }).text
+    expect(text).toContain("tomato note 1.2")
+    expect(read.contents[0]?.mimeType).toBe("text/markdown")
+    await expect(client.readResource({ uri: `svc://threads/${theirs.threadId}` })).rejects.toThrow(/no thread/)
+    await expect(client.readResource({ uri: "svc://runs/x" })).rejects.toThrow(/no resource/)
+  })
+
+  it("the transport: 401 with WWW-Authenticate, 405 for GET and DELETE, 404 on the frontend host", async () => {
+    const base = gateway.current.baseUrl
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+    }
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" }
+    const none = await fetch(`${base}/v1/mcp`, { method: "POST", headers, body: JSON.stringify(initialize) })
+    expect(none.status).toBe(401)
+    expect(none.headers.get("www-authenticate")).toMatch(/^Bearer/)
+    const bad = await fetch(`${base}/v1/mcp`, {
+      method: "POST",
+      headers: { ...headers, authorization: "Bearer sk_nope" },
+      body: JSON.stringify(initialize)
+    })
+    expect(bad.status).toBe(401)
+    expect(bad.headers.get("www-authenticate")).toMatch(/invalid_token/)
+    for (const method of ["GET", "DELETE"]) {
+      const reply = await fetch(`${base}/v1/mcp`, { method, headers: { authorization: `Bearer ${apiKey}` } })
+      expect(reply.status, method).toBe(405)
+      expect(reply.headers.get("allow")).toBe("POST")
+    }
+    const ok = await fetch(`${base}/v1/mcp`, {
+      method: "POST",
+      headers: { ...headers, authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify(initialize)
+    })
+    expect(ok.status).toBe(200)
+    expect(ok.headers.get("content-type")).toMatch(/application\/json/)
+    expect((await ok.json()).result.serverInfo.name).toBe("svc-gateway")
+    expect(ok.headers.get("mcp-session-id")).toBeNull()
+    const notJson = await fetch(`${base}/v1/mcp`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "text/plain", authorization: `Bearer ${apiKey}` },
+      body: "hello"
+    })
+    expect(notJson.status).toBe(415)
+    const garbage = await fetch(`${base}/v1/mcp`, {
+      method: "POST",
+      headers: { ...headers, authorization: `Bearer ${apiKey}` },
+      body: "{not json"
+    })
+    expect(garbage.status).toBe(400)
+  })
+})
