@@ -22,6 +22,7 @@ import { type Measurement, runAutocannon } from "./lib/load.js"
 import { killAllNow, spawnChild, waitForHttp } from "./lib/proc.js"
 import { adminToken, startGateway } from "./lib/servers.js"
 import { log, RESULTS, ROOT, runId, settings, workDir } from "./lib/settings.js"
+import { median } from "./lib/stats.js"
 
 const intEnv = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 const DURATION_S = intEnv("BENCH_TRACES_DURATION", 10)
@@ -157,12 +158,6 @@ interface Run {
   readonly exportsPerS: number
   readonly spansPerS: number
   readonly measurement: Measurement
-}
-
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
 }
 
 const main = async () => {
