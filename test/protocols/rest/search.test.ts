@@ -7,6 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest"
 import { asUser, call, createProject, type Reply, stores, useGateway } from "../../layers.js"
+import { asAnonymous, asJwtUser } from "./helpers.js"
 
 interface Hit {
   readonly thread: { readonly id: string; readonly workspace_id: string; readonly title: string | null }
@@ -18,6 +19,7 @@ interface Hit {
 describe.each(stores)("full-text search ($name)", (storeUnderTest) => {
   const gateway = useGateway(storeUnderTest)
   let apiKey: string
+  let projectId: string
   let otherKey: string
   let user: ReturnType<typeof asUser>
   let stranger: ReturnType<typeof asUser>
@@ -60,6 +62,7 @@ describe.each(stores)("full-text search ($name)", (storeUnderTest) => {
   beforeAll(async () => {
     const project = await createProject(gateway.current, "search")
     apiKey = project.api_key
+    projectId = project.project_id
     otherKey = (await createProject(gateway.current, "search-other")).api_key
     user = asUser(gateway.current, apiKey, "user-1", "ws-1")
     stranger = asUser(gateway.current, apiKey, "user-2", "ws-2")
@@ -171,6 +174,25 @@ describe.each(stores)("full-text search ($name)", (storeUnderTest) => {
     expect(theirs.body.results.map((hit: Hit) => hit.thread.id)).toEqual([ids.strangers])
     expect((await found("aardvark")).sort()).toEqual([ids.aisdk, ids.strangers].sort())
     expect((await hits("q=aardvark", otherKey)).map((hit) => hit.thread.id)).toEqual([ids.outsiders])
+  })
+
+  it("the thread API searches with a JWT and an anonymous session too, on the frontend URL", async () => {
+    const jwt = await asJwtUser(gateway.current, { project_id: projectId, api_key: apiKey }, "user-1", "ws-1")
+    const viaJwt = await jwt("GET", "/threads/search?q=aardvark")
+    expect(viaJwt.status, viaJwt.text).toBe(200)
+    expect(viaJwt.body.results.map((hit: Hit) => hit.thread.id)).toEqual([ids.aisdk])
+    const anonymous = await asAnonymous(gateway.current, projectId)
+    const own = await anonymous.client("POST", "/threads", { body: { last_message_at: new Date().toISOString() } })
+    expect(own.status, own.text).toBe(201)
+    const said = await anonymous.client("POST", `/threads/${own.body.thread_id}/messages`, {
+      body: { parent_id: null, format: "svc/v0", content: { role: "user", content: "my aardvark question" } }
+    })
+    expect(said.status, said.text).toBe(201)
+    const viaAnonymous = await anonymous.client("GET", "/threads/search?q=aardvark")
+    expect(viaAnonymous.status, viaAnonymous.text).toBe(200)
+    expect(viaAnonymous.body.results.map((hit: Hit) => hit.thread.id)).toEqual([own.body.thread_id])
+    // The project API takes an API key only: a JWT is refused.
+    expect((await jwt("GET", "/projects/search?q=aardvark")).status).toBe(401)
   })
 
   it("filters by is_archived and time, and pages with offset", async () => {
