@@ -331,7 +331,7 @@ const declaredToolCalls = memo((span: SpanInput): ReadonlyArray<DerivedToolCall>
   const indexed = indexedMessages(span.attributes, "gen_ai.completion.")
   const flattened = indexed?.map((message) => {
     const calls = indexedMessages(message as Attributes, "tool_calls.")
-    return calls === null ? message : { ...message, tool_calls: calls }
+    return calls === null ? message : Object.assign({}, message, { tool_calls: calls })
   })
   return declaredInMessages(output).concat(output === null ? declaredInMessages(flattened ?? null) : [])
 })
@@ -356,14 +356,16 @@ export const toolCallOf = (tool: SpanInput, runStartNano: string): DerivedToolCa
     a["tool.parameters"] ??
     a["input.value"]
   const result = a["ai.toolCall.result"] ?? a["ai.toolCall.output"] ?? a["gen_ai.tool.call.result"] ?? a["output.value"]
-  return {
+  // Built in place, not with spreads between properties (see deriveRun); the keys keep this order.
+  const call: { -readonly [K in keyof DerivedToolCall]: DerivedToolCall[K] } = {
     tool_name: name.slice(0, nameMaxLength),
-    tool_call_id: (toolCallIdOf(tool) ?? tool.span_id).slice(0, nameMaxLength),
-    ...(args === undefined ? {} : { tool_args: bounded(parsed(args)) }),
-    ...(result === undefined ? {} : { tool_result: bounded(parsed(result)) }),
-    start_ms: millisBetween(runStartNano, tool.start_time_unix_nano),
-    end_ms: millisBetween(runStartNano, tool.end_time_unix_nano)
+    tool_call_id: (toolCallIdOf(tool) ?? tool.span_id).slice(0, nameMaxLength)
   }
+  if (args !== undefined) call.tool_args = bounded(parsed(args))
+  if (result !== undefined) call.tool_result = bounded(parsed(result))
+  call.start_ms = millisBetween(runStartNano, tool.start_time_unix_nano)
+  call.end_ms = millisBetween(runStartNano, tool.end_time_unix_nano)
+  return call
 }
 
 /**
@@ -387,7 +389,13 @@ const toolCallsOf = (span: SpanInput, related: ReadonlyArray<SpanInput>, declare
       taken.add(call.tool_call_id)
       if (match === undefined) return [call]
       taken.add(match.tool_call_id)
-      return [{ ...match, ...call, tool_call_id: match.tool_call_id, tool_args: call.tool_args ?? match.tool_args }]
+      // Object.assign, not a literal opening with spreads (see deriveRun).
+      return [
+        Object.assign({}, match, call, {
+          tool_call_id: match.tool_call_id,
+          tool_args: call.tool_args ?? match.tool_args
+        })
+      ]
     })
   const onlyDeclared = declared.filter((call) => {
     if (taken.has(call.tool_call_id)) return false
@@ -418,12 +426,12 @@ export const deriveRun = (span: SpanInput, related: ReadonlyArray<SpanInput>): D
   if (role !== "model_call") return undefined
   const a = span.attributes
   const failed = span.status_code === 2 || text(a["error.type"]) !== null
-  const common = {
-    duration_ms: millisBetween(span.start_time_unix_nano, span.end_time_unix_nano),
-    status: failed ? ("error" as const) : ("completed" as const),
-    error: failed ? errorOf(span) : null,
-    user_ref: cut(firstText(a, "ai.telemetry.metadata.userId", "user.id", "enduser.id"), nameMaxLength)
-  }
+  // The fields every convention shares, written out in each literal below: V8 (Node 20) builds an object
+  // literal that starts with a spread and goes on with properties a thousand times slower (29 µs here).
+  const duration_ms = millisBetween(span.start_time_unix_nano, span.end_time_unix_nano)
+  const status = failed ? ("error" as const) : ("completed" as const)
+  const error = failed ? errorOf(span) : null
+  const user_ref = cut(firstText(a, "ai.telemetry.metadata.userId", "user.id", "enduser.id"), nameMaxLength)
   const threadRef = firstText(
     a,
     "gen_ai.conversation.id",
@@ -441,7 +449,10 @@ export const deriveRun = (span: SpanInput, related: ReadonlyArray<SpanInput>): D
     const fromSteps = steps.flatMap((step) => declaredByAiSdk(step.attributes))
     const firstChunk = a["ai.response.msToFirstChunk"]
     return {
-      ...common,
+      duration_ms,
+      status,
+      error,
+      user_ref,
       model_id: cut(firstText(a, "ai.response.model", "ai.model.id", "gen_ai.response.model"), nameMaxLength),
       provider: cut(firstText(a, "ai.model.provider", "gen_ai.system"), nameMaxLength),
       input_tokens: firstCount(a, "ai.usage.inputTokens", "ai.usage.promptTokens"),
@@ -461,7 +472,10 @@ export const deriveRun = (span: SpanInput, related: ReadonlyArray<SpanInput>): D
   if (convention === "openinference") {
     const output = flattenedMessages(a, "llm.output_messages.")
     return {
-      ...common,
+      duration_ms,
+      status,
+      error,
+      user_ref,
       model_id: cut(text(a["llm.model_name"]), nameMaxLength),
       provider: cut(firstText(a, "llm.provider", "llm.system"), nameMaxLength),
       input_tokens: firstCount(a, "llm.token_count.prompt"),
@@ -480,7 +494,10 @@ export const deriveRun = (span: SpanInput, related: ReadonlyArray<SpanInput>): D
   }
   const messages = genAiMessages(span)
   return {
-    ...common,
+    duration_ms,
+    status,
+    error,
+    user_ref,
     model_id: cut(firstText(a, "gen_ai.response.model", "gen_ai.request.model"), nameMaxLength),
     provider: cut(firstText(a, "gen_ai.provider.name", "gen_ai.system"), nameMaxLength),
     input_tokens: firstCount(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),

@@ -67,7 +67,7 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       // The id must be above the thread's largest: a concurrent append (or another gateway's clock) can
       // have passed this process's id, and then the next try takes one above that.
       const attempt = (id: string, triesLeft: number): Effect.Effect<string, InvalidRequest | NotFound> =>
-        repo.append(caller, { ...message, id }).pipe(
+        repo.append(caller, Object.assign({ id }, message)).pipe(
           Effect.catchTags({
             IdNotAfterLast: ({ last }) =>
               triesLeft > 0 ? attempt(idAbove(last), triesLeft - 1) : Effect.dieMessage("no message id above the last"),

@@ -178,7 +178,7 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
         from: undefined,
         to: undefined
       })
-      return { ...found.value, runs: linked }
+      return { trace: found.value.trace, spans: found.value.spans, runs: linked }
     })
 
     return { ingest, listJson, getJson } as const

@@ -77,7 +77,7 @@ export const makeServerFactory = Effect.gen(function* () {
       let text = `# ${thread.title === null || thread.title === "" ? "(untitled thread)" : thread.title}\n\n${threadLine(thread)}\n`
       let shown = 0
       for (const row of rows) {
-        const entry = `\n${messageEntry({ ...row, content: JSON.parse(row.content) }, threadId)}\n`
+        const entry = `\n${messageEntry(Object.assign({}, row, { content: JSON.parse(row.content) }), threadId)}\n`
         if (shown > 0 && text.length + entry.length > RESOURCE_MAX_CHARS) break
         text += entry
         shown += 1

@@ -99,7 +99,9 @@ export const makeTools = Effect.gen(function* () {
         Effect.gen(function* () {
           const thread = JSON.parse(yield* threads.getJsonInProject(projectId, input.thread_id))
           const rows = yield* messages.listProject(projectId, input.thread_id, input)
-          const all = rows.map((row) => ({ ...row, content: JSON.parse(row.content) as Record<string, unknown> }))
+          const all = rows.map((row) =>
+            Object.assign({}, row, { content: JSON.parse(row.content) as Record<string, unknown> })
+          )
           const kept = fitting(all, RESULT_MAX_BYTES - Buffer.byteLength(JSON.stringify(thread)))
           const next = kept.length < all.length || all.length === input.limit ? (kept.at(-1)?.id ?? null) : null
           const transcript = kept.map((message) => messageEntry(message, input.thread_id)).join("\n\n")

@@ -104,16 +104,16 @@ type SummaryRow = ConstructorParameters<typeof RunSummary>[0]
 
 const toRun = (row: SummaryRow & { readonly detail: Detail }): Run => {
   const { detail, ...summary } = row
+  // Object.assign, not `{ ...summary, more }`: V8 (Node 20) makes that literal slowly (tens of µs).
   return Run.make(
-    {
-      ...summary,
+    Object.assign({}, summary, {
       attributes: detail.attributes ?? null,
       metadata: detail.metadata ?? null,
       steps: detail.steps ?? [],
       tool_calls: detail.tool_calls ?? [],
       sampling_calls: detail.sampling_calls ?? [],
       output_text: detail.output_text ?? null
-    },
+    }),
     { disableValidation: true }
   )
 }
