@@ -2,9 +2,10 @@
  * `npm run bench:traces`: OTLP trace exports of 100 GenAI spans each (10
  * traces of an agent span, 7 chat spans and 2 tool spans), in OTLP/JSON and
  * in protobuf, sent to the gateway (`POST /v1/traces` on PostgreSQL) and to
- * a baseline in the same run (bench/servers/traces-baseline.ts: node:http +
- * pg, the same decoder, the same span rows in one statement), alternating
- * gateway and baseline. Every export carries new trace ids (a re-sent span
+ * two baselines in the same run (bench/servers/traces-baseline.ts: node:http
+ * + pg and the same decoder; one writes the same rows as the gateway, spans,
+ * traces and runs, in one statement, the other the span rows only),
+ * alternating gateway and baselines. Every export carries new trace ids (a re-sent span
  * is kept once and costs nothing). Spans stored are counted in the database
  * before and after each measured run.
  *
@@ -149,7 +150,8 @@ const countSpans = async (url: string): Promise<number> => {
 }
 
 type Encoding = "json" | "protobuf"
-type Target = "gateway" | "baseline"
+type Target = "gateway" | "baseline" | "spansOnly"
+const TARGETS = ["gateway", "baseline", "spansOnly"] as const
 
 interface Run {
   readonly target: Target
@@ -172,24 +174,30 @@ const main = async () => {
       body: JSON.stringify({ name: "bench-traces" })
     })
     const project = (await created.json()) as { project_id: string; api_key: string }
-    const baselineChild = spawnChild({
-      name: "traces-baseline",
-      command: process.execPath,
-      args: ["--import", "tsx", "bench/servers/traces-baseline.ts"],
-      cwd: ROOT,
-      env: {
-        ...(process.env as Record<string, string>),
-        DATABASE_URL: db.url,
-        DATABASE_POOL_MAX: String(settings.poolMax),
-        BENCH_API_KEY: project.api_key,
-        BENCH_PROJECT_ID: project.project_id,
-        PORT: "0"
-      }
-    })
-    const match = await baselineChild.waitForLine(/LISTENING (\d+)/, 30_000)
-    const baseline = { child: baselineChild, baseUrl: `http://127.0.0.1:${match[1]}` }
-    await waitForHttp(`${baseline.baseUrl}/healthz`, 10_000, baselineChild)
-    const servers = { gateway, baseline } as const
+    const startBaseline = async (rows: "all" | "spans") => {
+      const child = spawnChild({
+        name: `traces-baseline-${rows}`,
+        command: process.execPath,
+        args: ["--import", "tsx", "bench/servers/traces-baseline.ts"],
+        cwd: ROOT,
+        env: {
+          ...(process.env as Record<string, string>),
+          DATABASE_URL: db.url,
+          DATABASE_POOL_MAX: String(settings.poolMax),
+          BENCH_API_KEY: project.api_key,
+          BENCH_PROJECT_ID: project.project_id,
+          BASELINE_ROWS: rows,
+          PORT: "0"
+        }
+      })
+      const match = await child.waitForLine(/LISTENING (\d+)/, 30_000)
+      const server = { child, baseUrl: `http://127.0.0.1:${match[1]}` }
+      await waitForHttp(`${server.baseUrl}/healthz`, 10_000, child)
+      return server
+    }
+    const baseline = await startBaseline("all")
+    const spansOnly = await startBaseline("spans")
+    const servers = { gateway, baseline, spansOnly } as const
     const makers = { json: jsonBodies(), protobuf: protobufBodies() } as const
     const types = { json: "application/json", protobuf: "application/x-protobuf" } as const
 
@@ -212,12 +220,12 @@ const main = async () => {
 
     const runs: Array<Run> = []
     for (const encoding of ["json", "protobuf"] as const) {
-      for (const target of ["gateway", "baseline"] as const) {
+      for (const target of TARGETS) {
         log(`warm-up ${target} ${encoding}`)
         await measure(target, encoding, 4, false)
       }
       for (let round = 1; round <= ROUNDS; round++) {
-        for (const target of ["gateway", "baseline"] as const) {
+        for (const target of TARGETS) {
           const { measurement, spansPerS } = await measure(target, encoding, DURATION_S, true)
           const run = { target, encoding, round, exportsPerS: measurement.rps, spansPerS, measurement }
           runs.push(run)
@@ -240,18 +248,24 @@ const main = async () => {
       })
       const gatewayFigure = figure("gateway")
       const baselineFigure = figure("baseline")
+      const spansOnlyFigure = figure("spansOnly")
+      const ratioTo = (other: { spansPerS: number }) =>
+        Math.round((gatewayFigure.spansPerS / Math.max(1, other.spansPerS)) * 100) / 100
       return {
         encoding,
         gateway: gatewayFigure,
         baseline: baselineFigure,
-        ratio: Math.round((gatewayFigure.spansPerS / Math.max(1, baselineFigure.spansPerS)) * 100) / 100
+        spansOnly: spansOnlyFigure,
+        ratio: ratioTo(baselineFigure),
+        ratioSpansOnly: ratioTo(spansOnlyFigure)
       }
     })
     const lines = summary.map(
       (s) =>
         `${s.encoding.padEnd(8)} gateway ${s.gateway.spansPerS} spans/s (${s.gateway.exportsPerS} exports/s, p99 ${s.gateway.p99Ms} ms, ` +
         `cpu ${s.gateway.serverCpu}% + pg ${s.gateway.postgresCpu}%)  baseline ${s.baseline.spansPerS} spans/s ` +
-        `(cpu ${s.baseline.serverCpu}% + pg ${s.baseline.postgresCpu}%)  ratio ${s.ratio}`
+        `(cpu ${s.baseline.serverCpu}% + pg ${s.baseline.postgresCpu}%)  ratio ${s.ratio}; ` +
+        `spans-only baseline ${s.spansOnly.spansPerS} spans/s, ratio ${s.ratioSpansOnly}`
     )
     process.stdout.write(`${lines.join("\n")}\n`)
     mkdirSync(RESULTS, { recursive: true })
@@ -261,7 +275,8 @@ const main = async () => {
       JSON.stringify({ runId, connections: CONNECTIONS, durationS: DURATION_S, summary, runs }, null, 1)
     )
     log(`results in ${file}`)
-    await baselineChild.stop()
+    await baseline.child.stop()
+    await spansOnly.child.stop()
     await gateway.child.stop()
     const profile = gateway.collectProfile()
     if (profile !== undefined) log(`gateway CPU profile: ${profile} (npx tsx bench/profile-summary.ts ${profile})`)
