@@ -12,7 +12,8 @@
  *    same concurrency, for a common word, a rare word, a phrase and a
  *    Chinese word.
  *
- * Env: BENCH_MCP_DURATION (s, 8), BENCH_MCP_ROUNDS (2), BENCH_MCP_CONNECTIONS (8), BENCH_PG_URL.
+ * Env: BENCH_MCP_DURATION (s, 8), BENCH_MCP_ROUNDS (2), BENCH_MCP_CONNECTIONS (8), BENCH_PG_URL,
+ * BENCH_PROFILE (1: --cpu-prof the gateway), BENCH_MCP_ONLY (1: the MCP call and its baseline only).
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -156,7 +157,7 @@ const main = async () => {
   const db = await createDatabase(settings.pgUrl)
   log(`database ${db.name}`)
   try {
-    const gateway = await startGateway(db.url, { label: "mcp-search", logLevel: "default", profile: false })
+    const gateway = await startGateway(db.url, { label: "mcp-search", logLevel: "default", profile: settings.profile })
     const created = await fetch(`${gateway.baseUrl}/v1/admin/projects`, {
       method: "POST",
       headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
@@ -205,7 +206,7 @@ const main = async () => {
       record("list_threads", "gateway", mcp.rps)
       const restList = await http(`${gateway.baseUrl}/v1/projects/threads?limit=20`, "GET", auth)
       record("list_threads", "baseline", restList.rps)
-      for (const [name, q] of Object.entries(QUERIES)) {
+      for (const [name, q] of process.env.BENCH_MCP_ONLY === "1" ? [] : Object.entries(QUERIES)) {
         const search = await http(`${gateway.baseUrl}/v1/projects/search?q=${encodeURIComponent(q)}`, "GET", auth)
         if (search.non2xx > 0) throw new Error(`search answered ${search.non2xx} non-2xx`)
         record(`search ${name}`, "gateway", search.rps)
@@ -237,6 +238,8 @@ const main = async () => {
     )
     log(`results in ${file}`)
     await gateway.child.stop()
+    const profile = gateway.collectProfile()
+    if (profile !== undefined) log(`gateway CPU profile: ${profile} (npx tsx bench/profile-summary.ts ${profile})`)
   } finally {
     killAllNow()
     await db.drop()

@@ -61,18 +61,28 @@ export const McpRoutes = Layer.effectDiscard(
         headers: new Headers(Object.entries(request.headers)),
         body
       })
-      const response = yield* Effect.promise(async () => {
+      const answer = yield* Effect.promise(async () => {
         const server = serverFor(key.projectId)
         // Stateless: no sessionIdGenerator at all (exactOptionalPropertyTypes), one server per request.
         const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
         await server.connect(transport)
         try {
-          return await transport.handleRequest(web)
+          const response = await transport.handleRequest(web)
+          // JSON responses are whole: read here rather than piped as a web stream (measured slower).
+          const headers: Record<string, string> = {}
+          response.headers.forEach((value, name) => {
+            if (name !== "content-length") headers[name] = value
+          })
+          return { status: response.status, headers, body: await response.text() }
         } finally {
           await server.close()
         }
       })
-      return HttpServerResponse.fromWeb(response)
+      return HttpServerResponse.text(answer.body, {
+        status: answer.status,
+        headers: answer.headers,
+        contentType: answer.headers["content-type"] ?? "application/json"
+      })
     })
 
     yield* router.add("*", MCP_PATH, handler)

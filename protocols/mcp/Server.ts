@@ -15,6 +15,7 @@ import {
   McpError,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -65,6 +66,8 @@ export const makeServerFactory = Effect.gen(function* () {
     annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, openWorldHint: false }
   }))
   const byName = new Map(tools.map((tool) => [tool.name as string, tool]))
+  // One validator for every request's server: the SDK would otherwise build an Ajv instance per server.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator()
 
   const readThread = (projectId: string, threadId: string) =>
     Effect.gen(function* () {
@@ -94,7 +97,8 @@ export const makeServerFactory = Effect.gen(function* () {
   return (projectId: string): Server => {
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
-      instructions: INSTRUCTIONS
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator
     })
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }))
     server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
