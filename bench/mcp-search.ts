@@ -117,11 +117,15 @@ const SEARCH_SQL = `
   ), titles AS (
     SELECT t.id, ts_rank(t.search_tsv, q.query) AS rank FROM threads t, q
     WHERE t.project_id = $1 AND t.search_tsv @@ q.query
-  ), messages_hit AS (
-    SELECT DISTINCT ON (m.thread_id) m.thread_id, m.id, ts_rank(m.search_tsv, q.query) AS rank
+  ), candidates AS (
+    SELECT m.thread_id, m.id, m.search_tsv
     FROM messages m JOIN threads t ON t.project_id = m.project_id AND t.id = m.thread_id, q
     WHERE m.project_id = $1 AND m.search_tsv @@ q.query AND t.project_id = $1
-    ORDER BY m.thread_id, rank DESC, m.id DESC
+    LIMIT 10000
+  ), messages_hit AS (
+    SELECT DISTINCT ON (c.thread_id) c.thread_id, c.id, ts_rank(c.search_tsv, q.query) AS rank
+    FROM candidates c, q
+    ORDER BY c.thread_id, rank DESC, c.id DESC
   ), ranked AS (
     SELECT COALESCE(ti.id, mh.thread_id) AS id, COALESCE(ti.rank, 0) + COALESCE(mh.rank, 0) AS score, mh.id AS message_id
     FROM titles ti FULL JOIN messages_hit mh ON mh.thread_id = ti.id
