@@ -38,6 +38,7 @@ export class Search extends Effect.Service<Search>()("svc/Search", {
         projectId: scope.projectId,
         workspaceId: scope.workspaceId,
         tsquery: parsed.tsquery,
+        rankquery: parsed.rankquery,
         isArchived: query.is_archived,
         from: query.from,
         to: query.to,

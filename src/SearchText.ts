@@ -64,9 +64,16 @@ export const textsByFormat = (content: unknown): Record<IndexedFormat, string> =
 export const indexText = (text: string): string =>
   (text.length > INDEXED_CHARS_MAX ? text.slice(0, INDEXED_CHARS_MAX) : text).replace(UNSPACED_ALL, " $& ")
 
-/** A parsed query: the text handed to `websearch_to_tsquery`, and the terms a snippet highlights. */
+/**
+ * A parsed query: the text handed to `websearch_to_tsquery` to match, the
+ * one to rank by, and the terms a snippet highlights. Ranking uses the
+ * wanted terms only (any of them): PostgreSQL's `ts_rank` gives a query with
+ * a negation (`-word`) a rank of about 1e-20 whatever the document, which
+ * would make every exclusion flatten the order.
+ */
 export interface SearchQuery {
   readonly tsquery: string
+  readonly rankquery: string
   readonly terms: ReadonlyArray<string>
 }
 
@@ -107,7 +114,12 @@ export const parseQuery = (q: string): SearchQuery => {
       )
     )
   })
-  return { tsquery: out.join(""), terms: [...new Set(terms)] }
+  const wanted = [...new Set(terms)]
+  return {
+    tsquery: out.join(""),
+    rankquery: wanted.map((term) => `"${term.replace(UNSPACED_RUN, (run) => ` ${spaced(run)} `)}"`).join(" OR "),
+    terms: wanted
+  }
 }
 
 /** A stretch of text around the first match, and where the terms are in it ([start, end) in UTF-16 units). */

@@ -18,6 +18,8 @@ export interface SearchOptions {
   readonly workspaceId: string | undefined
   /** A query in `websearch_to_tsquery` syntax (src/SearchText.ts parseQuery). */
   readonly tsquery: string
+  /** The same syntax: what the matches are ranked by (the wanted terms, without exclusions). */
+  readonly rankquery: string
   readonly isArchived: boolean | undefined
   readonly from: Date | undefined
   readonly to: Date | undefined
@@ -57,11 +59,12 @@ export class SearchRepo extends Effect.Service<SearchRepo>()("svc/SearchRepo", {
       return sql<SearchRow>`
         WITH q AS (
           -- A query without a word (punctuation only) matches nothing, not everything.
-          SELECT query FROM (SELECT websearch_to_tsquery('simple', ${options.tsquery}) AS query) w
+          SELECT query, websearch_to_tsquery('simple', ${options.rankquery}) AS rank_query
+          FROM (SELECT websearch_to_tsquery('simple', ${options.tsquery}) AS query) w
           WHERE numnode(query) > 0
         ),
         titles AS (
-          SELECT t.id, ts_rank(t.search_tsv, q.query) AS rank FROM threads t, q
+          SELECT t.id, ts_rank(t.search_tsv, q.rank_query) AS rank FROM threads t, q
           WHERE ${threadFilter} AND t.search_tsv @@ q.query
         ),
         candidates AS (
@@ -72,7 +75,7 @@ export class SearchRepo extends Effect.Service<SearchRepo>()("svc/SearchRepo", {
           LIMIT ${options.messagesRanked ?? MESSAGES_RANKED}
         ),
         messages_hit AS (
-          SELECT DISTINCT ON (c.thread_id) c.thread_id, c.id, ts_rank(c.search_tsv, q.query) AS rank
+          SELECT DISTINCT ON (c.thread_id) c.thread_id, c.id, ts_rank(c.search_tsv, q.rank_query) AS rank
           FROM candidates c, q
           ORDER BY c.thread_id, rank DESC, c.id DESC
         ),

@@ -37,6 +37,7 @@ describe.each(stores)("search ranking cap ($name)", (storeUnderTest) => {
                 projectId: "proj_cap",
                 workspaceId,
                 tsquery: "capybara",
+                rankquery: "capybara",
                 isArchived: undefined,
                 from: undefined,
                 to: undefined,

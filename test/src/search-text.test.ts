@@ -33,7 +33,9 @@ describe("search text", () => {
   })
 
   it("reads web search syntax, unspaced runs as phrases, and keeps the terms to highlight", () => {
-    expect(parseQuery("北京")).toEqual({ tsquery: ' "北 京" ', terms: ["北京"] })
+    expect(parseQuery("北京")).toEqual({ tsquery: ' "北 京" ', rankquery: '" 北 京 "', terms: ["北京"] })
+    // Ranked by the wanted terms only: a negation would flatten ts_rank.
+    expect(parseQuery('lisbon -paris "old town"').rankquery).toBe('"lisbon" OR "old town"')
     expect(parseQuery("-北京 hotel").tsquery).toBe('-"北 京"  hotel')
     expect(parseQuery('hello "big world" -nope OR x').terms).toEqual(["hello", "big world", "x"])
     expect(parseQuery('-"not this" yes').terms).toEqual(["yes"])

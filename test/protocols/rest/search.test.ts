@@ -137,6 +137,15 @@ describe.each(stores)("full-text search ($name)", (storeUnderTest) => {
     expect(results[0]?.snippet.text).toBe("Weekend in Lisbon")
   })
 
+  it("ranks the same with an exclusion: -word only filters", async () => {
+    const results = await hits(`q=${encodeURIComponent("lisbon -paris")}`)
+    expect(results.map((hit) => hit.thread.id)).toEqual([ids.lisbonTitle])
+    const plain = await hits("q=lisbon")
+    // The mention also names Paris, so it is excluded; the title match keeps its rank.
+    expect(results[0]?.score).toBeCloseTo(plain[0]?.score ?? 0, 6)
+    expect(results[0]?.score).toBeGreaterThan(0.1)
+  })
+
   it("indexes ai-sdk/v6 text parts, not other formats", async () => {
     expect(await found("notebook")).toEqual([ids.aisdk])
     expect(await found("zebracorn")).toEqual([])
