@@ -46,6 +46,7 @@ export const UpdateMessage = Schema.Struct({ content: MessageContent }).annotati
 export const DeleteMessages = Schema.Struct({
   message_ids: Schema.Array(StorableString).pipe(Schema.minItems(1), Schema.maxItems(Limits.message.deleteMax))
 }).annotations({ examples: [{ message_ids: [ExampleIds.message] }] })
+export type DeleteMessages = typeof DeleteMessages.Type
 
 export const MessagesDeleted = Schema.Struct({ deleted: Schema.Number })
 

@@ -48,3 +48,4 @@ export const UpdateThread = Schema.Struct({
 export type UpdateThread = typeof UpdateThread.Type
 
 export const ThreadPath = Schema.Struct({ thread_id: StorableString.annotations(exampleOf(ExampleIds.thread)) })
+export type ThreadPath = typeof ThreadPath.Type

@@ -3,6 +3,8 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import { Caller } from "../../schema/Api/Security.js"
 import { Api } from "../../schema/Api.js"
+import type { DeleteMessages } from "../../schema/Message.js"
+import type { ThreadPath } from "../../schema/Thread.js"
 import { type MessageJson, Messages } from "../../src/Messages.js"
 
 /** A JSON answer written as is: text the database made, spliced (the route's schema gives its shape). */
@@ -30,6 +32,11 @@ export const messagePage = (rows: ReadonlyArray<MessageJson>): HttpServerRespons
 export const MessagesLive = HttpApiBuilder.group(Api, "messages", (handlers) =>
   Effect.gen(function* () {
     const messages = yield* Messages
+    /** POST .../messages/delete and DELETE .../messages: one call, one answer. */
+    const removeMany = ({ path, payload }: { path: ThreadPath; payload: DeleteMessages }) =>
+      Effect.flatMap(Caller, (caller) => messages.removeMany(caller, path.thread_id, payload.message_ids)).pipe(
+        Effect.map((deleted) => ({ deleted }))
+      )
     return handlers
       .handle("list", ({ path, urlParams }) =>
         Effect.flatMap(Caller, (caller) => messages.list(caller, path.thread_id, urlParams)).pipe(
@@ -41,11 +48,8 @@ export const MessagesLive = HttpApiBuilder.group(Api, "messages", (handlers) =>
           Effect.map((message_id) => ({ message_id }))
         )
       )
-      .handle("deleteMany", ({ path, payload }) =>
-        Effect.flatMap(Caller, (caller) => messages.removeMany(caller, path.thread_id, payload.message_ids)).pipe(
-          Effect.map((deleted) => ({ deleted }))
-        )
-      )
+      .handle("deleteMany", removeMany)
+      .handle("deleteBatch", removeMany)
       .handle("update", ({ path, payload }) =>
         Effect.flatMap(Caller, (caller) => messages.update(caller, path.thread_id, path.message_id, payload.content))
       )

@@ -20,6 +20,26 @@ import { ThreadPath } from "../Thread.js"
 import { MaxBodyBytes } from "./RouteRules.js"
 import { Authenticated } from "./Security.js"
 
+/** The batch delete, in each of its two forms: one payload, one answer, one use case. */
+const batchDelete = <const Name extends string>(
+  method: "POST" | "DELETE",
+  name: Name,
+  path: HttpApiEndpoint.PathSegment,
+  summary: string,
+  answer: string
+) =>
+  HttpApiEndpoint.make(method)(name, path)
+    .setPath(ThreadPath)
+    .setPayload(DeleteMessages)
+    .addSuccess(MessagesDeleted)
+    .addError(NotFound)
+    .annotateContext(
+      OpenApi.annotations({
+        summary,
+        description: `Deletes up to ${Limits.message.deleteMax} messages and their descendants; ${answer}`
+      })
+    )
+
 export class MessagesGroup extends HttpApiGroup.make("messages")
   .add(
     HttpApiEndpoint.get("list", "/threads/:thread_id/messages")
@@ -51,17 +71,23 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
       )
   )
   .add(
-    HttpApiEndpoint.post("deleteMany", "/threads/:thread_id/messages/delete")
-      .setPath(ThreadPath)
-      .setPayload(DeleteMessages)
-      .addSuccess(MessagesDeleted)
-      .addError(NotFound)
-      .annotateContext(
-        OpenApi.annotations({
-          summary: "Delete messages",
-          description: `Deletes up to ${Limits.message.deleteMax} messages and their descendants; answers how many were deleted.`
-        })
-      )
+    batchDelete(
+      "POST",
+      "deleteMany",
+      "/threads/:thread_id/messages/delete",
+      "Delete messages",
+      "answers how many were deleted."
+    )
+  )
+  .add(
+    // The form later 0.2 clients send: a DELETE with a body.
+    batchDelete(
+      "DELETE",
+      "deleteBatch",
+      "/threads/:thread_id/messages",
+      "Delete messages (DELETE form)",
+      "answers how many were deleted. The same as `POST .../messages/delete`, the ids in the JSON body."
+    )
   )
   .add(
     HttpApiEndpoint.put("update", "/threads/:thread_id/messages/:message_id")

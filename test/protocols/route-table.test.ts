@@ -10,6 +10,13 @@ describe("the route table read from schema/Api", () => {
     expect(table.rules("POST", "/v1/threads/thread_1/messages").maxBytes).toBe(128 * 1024)
     expect(table.rules("PUT", "/v1/threads/thread_1/messages/msg_1?x=1").maxBytes).toBe(128 * 1024)
     expect(table.rules("POST", "/v1/threads/thread_1/messages/delete").maxBytes).toBe(128 * 1024)
+    // The DELETE form of the batch delete carries a body: the message routes' cap, its own route name.
+    expect(table.rules("DELETE", "/v1/threads/thread_1/messages")).toEqual({
+      host: "both",
+      maxBytes: 128 * 1024,
+      json: true,
+      route: "/v1/threads/:thread_id/messages"
+    })
     expect(table.rules("POST", "/v1/runs").maxBytes).toBe(4 * MiB)
     expect(table.rules("POST", "/v1/runs/stream").maxBytes).toBe(256 * 1024)
     expect(table.rules("PUT", "/v1/blobs/proj_1/ws/id/a.png")).toEqual({

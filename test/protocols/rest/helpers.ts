@@ -123,6 +123,9 @@ export const rawRequest = (
   new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...options.headers }
     if (!options.chunked) headers["content-length"] = String(Buffer.byteLength(options.body))
+    // Said outright: node:http frames a body in chunks by itself only for methods that usually carry one
+    // (not DELETE, whose body it would send unframed).
+    else headers["transfer-encoding"] ??= "chunked"
     const req = request(url, { method: options.method, headers }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (chunk: Buffer) => chunks.push(chunk))

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import { asUser, createProject, type Gateway, stores, type UserClient, useGateway } from "../../layers.js"
 import {
+  asJwtUser,
   expectError,
   expectNoContent,
   getThread,
@@ -8,7 +9,8 @@ import {
   listMessages,
   MESSAGE_KEYS,
   newMessage,
-  newThread
+  newThread,
+  rawRequest
 } from "./helpers.js"
 
 const MAX_CONTENT = 65_536
@@ -26,14 +28,19 @@ const contentOf = (bytes: number, unit = "x") => {
 describe.each(stores)("messages ($name)", (storeUnderTest) => {
   const handle = useGateway(storeUnderTest)
   let gateway: Gateway
+  let project: { project_id: string; api_key: string }
+  let apiKey: string
   let alice: UserClient
   let alex: UserClient
+  let bob: UserClient
 
   beforeAll(async () => {
     gateway = handle.current
-    const project = await createProject(gateway)
+    project = await createProject(gateway)
+    apiKey = project.api_key
     alice = asUser(gateway, project.api_key, "alice", "ws-msg")
     alex = asUser(gateway, project.api_key, "alex", "ws-msg")
+    bob = asUser(gateway, project.api_key, "bob", "ws-other")
   })
   describe("create and list", () => {
     it("POST answers 201 { message_id }; the list answers Message objects", async () => {
@@ -246,7 +253,14 @@ describe.each(stores)("messages ($name)", (storeUnderTest) => {
     })
   })
 
-  describe("batch delete", () => {
+  // Two forms of one call: POST .../messages/delete, and DELETE .../messages that later 0.2 clients send.
+  describe.each([
+    { form: "POST /messages/delete", method: "POST", suffix: "/delete" },
+    { form: "DELETE /messages", method: "DELETE", suffix: "" }
+  ])("batch delete ($form)", ({ method, suffix }) => {
+    const del = (client: UserClient, threadId: string, body: unknown) =>
+      client(method, `/threads/${threadId}/messages${suffix}`, { body })
+
     it("deletes the messages and their descendants and answers { deleted }", async () => {
       const threadId = await newThread(alice)
       const root = await newMessage(alice, threadId)
@@ -255,13 +269,12 @@ describe.each(stores)("messages ($name)", (storeUnderTest) => {
       await newMessage(alice, threadId, { parent: a1 })
       const b = await newMessage(alice, threadId, { parent: root })
       const other = await newMessage(alice, threadId)
-      const reply = await alice("POST", `/threads/${threadId}/messages/delete`, {
-        body: { message_ids: [a, a, other] }
-      })
+      const reply = await del(alice, threadId, { message_ids: [a, a, other] })
       expect(reply.status, reply.text).toBe(200)
       expect(reply.body).toEqual({ deleted: 4 })
       expect((await listMessages(alice, threadId)).map((m) => m.id)).toEqual([root, b])
-      const again = await alice("POST", `/threads/${threadId}/messages/delete`, { body: { message_ids: [a, "nope"] } })
+      const again = await del(alice, threadId, { message_ids: [a, "nope"] })
+      expect(again.status, again.text).toBe(200)
       expect(again.body).toEqual({ deleted: 0 })
     })
 
@@ -269,23 +282,73 @@ describe.each(stores)("messages ($name)", (storeUnderTest) => {
       const threadId = await newThread(alice)
       const keep = await newMessage(alice, threadId)
       const gone = await newMessage(alice, threadId)
-      const del = (ids: unknown) =>
-        alice("POST", `/threads/${threadId}/messages/delete`, { body: { message_ids: ids } })
       const filler = (n: number) => Array.from({ length: n }, (_, i) => `msg_missing_${i}`)
-      expectError(await del([]), 400, "message_ids")
-      expectError(await del([...filler(200), gone]), 400, "message_ids")
-      expectError(await del("all"), 400, "message_ids")
+      expectError(await del(alice, threadId, { message_ids: [] }), 400, "message_ids")
+      expectError(await del(alice, threadId, { message_ids: [...filler(200), gone] }), 400, "message_ids")
+      expectError(await del(alice, threadId, { message_ids: "all" }), 400, "message_ids")
+      expectError(await del(alice, threadId, {}), 400, "message_ids")
       expect(await listMessages(alice, threadId)).toHaveLength(2)
-      const ok = await del([...filler(199), gone])
+      const ok = await del(alice, threadId, { message_ids: [...filler(199), gone] })
       expect(ok.status, ok.text).toBe(200)
       expect(ok.body).toEqual({ deleted: 1 })
       expect((await listMessages(alice, threadId)).map((m) => m.id)).toEqual([keep])
-      expectError(
-        await alice("POST", "/threads/thread_01JD0000000000000000000000/messages/delete", {
-          body: { message_ids: [keep] }
-        }),
-        404
-      )
+      expectError(await del(alice, "thread_01JD0000000000000000000000", { message_ids: [keep] }), 404)
+    })
+
+    it("a thread of another workspace is 404 and keeps its messages", async () => {
+      const mine = await newThread(alice)
+      const id = await newMessage(alice, mine)
+      expectError(await del(bob, mine, { message_ids: [id] }), 404)
+      expect((await listMessages(alice, mine)).map((m) => m.id)).toEqual([id])
+    })
+  })
+
+  describe("batch delete: the DELETE form's body", () => {
+    it("without a body, or with one that is not JSON, DELETE is 400 or 415 and deletes nothing", async () => {
+      const threadId = await newThread(alice)
+      const id = await newMessage(alice, threadId)
+      // As for the POST form without a body: the request is refused as a whole.
+      expectError(await alice("DELETE", `/threads/${threadId}/messages`), 400)
+      expectError(await alice("DELETE", `/threads/${threadId}/messages`, { body: { ids: [id] } }), 400, "message_ids")
+      const text = await alice("DELETE", `/threads/${threadId}/messages`, {
+        raw: JSON.stringify({ message_ids: [id] }),
+        headers: { "content-type": "text/plain" }
+      })
+      expectError(text, 415)
+      expect((await listMessages(alice, threadId)).map((m) => m.id)).toEqual([id])
+    })
+
+    it("a chunked body is read; a body over the message routes' 128 KiB cap is 413", async () => {
+      const threadId = await newThread(alice)
+      const id = await newMessage(alice, threadId)
+      const headers = {
+        authorization: `Bearer ${apiKey}`,
+        "svc-user-id": "alice",
+        "svc-workspace-id": "ws-msg",
+        "content-type": "application/json"
+      }
+      const url = `${gateway.baseUrl}/v1/threads/${threadId}/messages`
+      const over = JSON.stringify({ message_ids: [id], pad: "x".repeat(128 * 1024) })
+      expectError(await rawRequest(url, { method: "DELETE", headers, body: over }), 413)
+      expectError(await rawRequest(url, { method: "DELETE", headers, body: over, chunked: true }), 413)
+      const chunked = await rawRequest(url, {
+        method: "DELETE",
+        headers,
+        body: JSON.stringify({ message_ids: [id] }),
+        chunked: true
+      })
+      expect(chunked.status, chunked.text).toBe(200)
+      expect(chunked.body).toEqual({ deleted: 1 })
+    })
+
+    it("a JWT caller on the frontend URL deletes with it too", async () => {
+      const threadId = await newThread(alice)
+      const id = await newMessage(alice, threadId)
+      const jwt = await asJwtUser(gateway, project, "alice", "ws-msg")
+      const reply = await jwt("DELETE", `/threads/${threadId}/messages`, { body: { message_ids: [id] } })
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.body).toEqual({ deleted: 1 })
+      expect(await listMessages(alice, threadId)).toEqual([])
     })
   })
 
