@@ -1,0 +1,42 @@
+/**
+ * svc-client: the client of the conversation gateway, in the promise style of
+ * the original 0.2 client (same exported names and behaviour). The Effect
+ * style is `svc-client/effect`.
+ */
+export { AssistantCloud } from "./cloud/AssistantCloud.js"
+export type {
+  CloudRunReport as AssistantCloudRunReport,
+  CreateScoreBody,
+  GeneratePresignedDownloadUrlBody,
+  GeneratePresignedDownloadUrlResponse,
+  GeneratePresignedUploadUrlResponse,
+  ScoreResponse
+} from "./cloud/misc.js"
+export type { RunStreamBody, TextDeltaChunk } from "./cloud/runs.js"
+export type { CloudMessage, CloudThread } from "./cloud/shapes.js"
+export type {
+  CreateMessageBody,
+  CreateThreadBody,
+  DeleteMessagesBody,
+  FeedbackBody,
+  MessageListParams,
+  ThreadListParams,
+  UpdateThreadBody
+} from "./cloud/threads.js"
+export { generateThreadTitle } from "./cloud/title.js"
+export { readAnonymousRefreshToken } from "./core/anonymous.js"
+export type {
+  AssistantCloudAnonymousConfig,
+  AssistantCloudAPIKeyConfig,
+  AssistantCloudConfig,
+  AssistantCloudJWTConfig
+} from "./core/config.js"
+export { CloudAPIError, CloudResponseError } from "./core/errors.js"
+export type { CloudEvent, CloudEventKind } from "./core/events.js"
+export type { Fetch } from "./core/request.js"
+export type { SdkIdentity } from "./core/sdkHeader.js"
+export type {
+  ReportBody,
+  ResolvedTelemetry,
+  TelemetryConfig as AssistantCloudTelemetryConfig
+} from "./core/telemetry.js"
