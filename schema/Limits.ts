@@ -20,6 +20,8 @@ export const Limits = {
   message: {
     contentMaxBytes: 64 * 1024,
     formatMaxLength: 64,
+    /** A message's external_id (and parent_external_id), like a thread's. */
+    externalIdMaxLength: 255,
     listDefault: 200,
     listMax: 200,
     deleteMax: 200

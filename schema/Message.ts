@@ -9,9 +9,20 @@ export const MessageFormat = StorableString.pipe(
   Schema.maxLength(Limits.message.formatMaxLength)
 )
 
+/**
+ * A client's own id for a message: unique in its thread (a second create with
+ * it answers the first message), 1 to 255 characters.
+ */
+export const MessageExternalId = StorableString.pipe(
+  Schema.minLength(1, { message: () => "an external id must not be empty" }),
+  Schema.maxLength(Limits.message.externalIdMaxLength)
+)
+
 export class Message extends Schema.Class<Message>("Message")({
   id: Id,
   parent_id: Schema.NullOr(Id),
+  /** The client's own id for the message, null when it gave none. */
+  external_id: Schema.NullOr(Schema.String),
   height: Schema.Number,
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -31,13 +42,34 @@ export type MessageListQuery = typeof MessageListQuery.Type
 export const MessageList = Schema.Struct({ messages: Schema.Array(Message) })
 
 export const CreateMessage = Schema.Struct({
-  parent_id: Schema.NullOr(StorableString),
+  /** Null or absent for a root. */
+  parent_id: Schema.optional(Schema.NullOr(StorableString)),
   format: MessageFormat,
-  content: MessageContent
-}).annotations({ examples: [{ parent_id: null, format: "svc/v0", content: exampleContent }] })
+  content: MessageContent,
+  external_id: Schema.optional(Schema.NullOr(MessageExternalId)).annotations({
+    description:
+      "The client's own id for the message, unique in the thread: a second create with it stores nothing and answers the first message's id (200)"
+  }),
+  parent_external_id: Schema.optional(Schema.NullOr(MessageExternalId)).annotations({
+    description:
+      "The parent named by its external_id, in place of parent_id (with both, they must name the same message)"
+  })
+}).annotations({
+  examples: [
+    { parent_id: null, format: "svc/v0", content: exampleContent },
+    { parent_external_id: "client-msg-1", external_id: "client-msg-2", format: "svc/v0", content: exampleContent }
+  ]
+})
 export type CreateMessage = typeof CreateMessage.Type
 
-export const MessageCreated = Schema.Struct({ message_id: Id })
+export const MessageCreated = Schema.Struct({ message_id: Id }).annotations({
+  description: "The message was stored"
+})
+
+/** A create whose external_id the thread already has: nothing stored, the first message's id. */
+export const MessageExisting = Schema.Struct({ message_id: Id }).annotations({
+  description: "The thread already has a message with this external_id: its id, nothing stored"
+})
 
 export const UpdateMessage = Schema.Struct({ content: MessageContent }).annotations({
   examples: [{ content: exampleContent }]

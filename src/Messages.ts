@@ -6,7 +6,7 @@ import { rowNotFoundAs404 } from "./Found.js"
 import { idAfter, newId } from "./Ids.js"
 import { messageText, textsByFormat } from "./SearchText.js"
 import { FeedbackRepo } from "./storage/FeedbackRepo.js"
-import { type MessageRow, MessagesRepo } from "./storage/MessagesRepo.js"
+import { type AppendOutcome, type MessageRow, MessagesRepo } from "./storage/MessagesRepo.js"
 
 import { Threads } from "./Threads.js"
 import { fn } from "./Traced.js"
@@ -23,6 +23,11 @@ const idAbove = (last: string): string => {
   const fresh = newId("msg")
   return fresh > last ? fresh : idAfter(last)
 }
+
+const parentRefused = (field: "parent_id" | "parent_external_id", disagree: boolean): InvalidRequest =>
+  disagree
+    ? invalid("parent_id and parent_external_id name different messages", field)
+    : invalid(`${field} is not a message of this thread`, field)
 
 /** A listed message as JSON-ready text (content and timestamps made by the database). */
 export type MessageJson = MessageRow
@@ -55,31 +60,38 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       return yield* repo.list(projectId, threadId, { limit: query.limit, format: query.format, after: query.after })
     })
 
+    /**
+     * Appends a message, or answers the thread's message with the same
+     * external_id (a client's retry: nothing is written or counted).
+     */
     const create = fn("Messages.create")(function* (caller: CallerShape, threadId: string, input: CreateMessage) {
       const message = {
         threadId,
         userId: caller.userId,
-        parentId: input.parent_id,
+        parentId: input.parent_id ?? null,
+        parentExternalId: input.parent_external_id ?? null,
+        externalId: input.external_id ?? null,
         format: input.format,
         contentJson: JSON.stringify(input.content),
         searchText: messageText(input.format, input.content)
       }
       // The id must be above the thread's largest: a concurrent append (or another gateway's clock) can
-      // have passed this process's id, and then the next try takes one above that.
-      const attempt = (id: string, triesLeft: number): Effect.Effect<string, InvalidRequest | NotFound> =>
+      // have passed this process's id, and then the next try takes one above that. An append that lost
+      // its external_id to a concurrent one tries again to find it.
+      const attempt = (id: string, triesLeft: number): Effect.Effect<AppendOutcome, InvalidRequest | NotFound> =>
         repo.append(caller, Object.assign({ id }, message)).pipe(
           Effect.catchTags({
             IdNotAfterLast: ({ last }) =>
               triesLeft > 0 ? attempt(idAbove(last), triesLeft - 1) : Effect.dieMessage("no message id above the last"),
-            RowNotFound: ({ what }) =>
-              Effect.fail(
-                what === "parent" ? invalid("parent_id is not a message of this thread", "parent_id") : notFound(what)
-              )
+            ExternalIdTaken: () =>
+              triesLeft > 0 ? attempt(id, triesLeft - 1) : Effect.dieMessage("external_id taken, yet not found"),
+            ParentRefused: ({ field, disagree }) => Effect.fail(parentRefused(field, disagree)),
+            RowNotFound: ({ what }) => Effect.fail(notFound(what))
           })
         )
-      const id = yield* attempt(newId("msg"), APPEND_TRIES)
-      usage.record(caller.projectId, caller.userId, { messages: 1 })
-      return id
+      const outcome = yield* attempt(newId("msg"), APPEND_TRIES)
+      if (outcome._tag === "Created") usage.record(caller.projectId, caller.userId, { messages: 1 })
+      return outcome
     })
 
     const update = fn("Messages.update")(function* (

@@ -114,6 +114,9 @@ const SPECS: { readonly [N in StatementName]: Spec } = {
         threadId: text,
         userId: text,
         parentId: text,
+        // The baseline's appends name their parents by id and carry no external ids.
+        parentExternalId: fixed(null),
+        externalId: fixed(null),
         format: text,
         contentJson: text,
         searchText: text

@@ -21,7 +21,8 @@ export const messagePage = (rows: ReadonlyArray<MessageJson>): HttpServerRespons
   const parts: Array<string> = []
   for (const row of rows) {
     parts.push(
-      `{"id":${JSON.stringify(row.id)},"parent_id":${JSON.stringify(row.parent_id)},"height":${row.height},` +
+      `{"id":${JSON.stringify(row.id)},"parent_id":${JSON.stringify(row.parent_id)},` +
+        `"external_id":${JSON.stringify(row.external_id)},"height":${row.height},` +
         `"created_at":"${row.created_at}","updated_at":"${row.updated_at}",` +
         `"format":${JSON.stringify(row.format)},"content":${row.content}}`
     )
@@ -45,7 +46,12 @@ export const MessagesLive = HttpApiBuilder.group(Api, "messages", (handlers) =>
       )
       .handle("create", ({ path, payload }) =>
         Effect.flatMap(Caller, (caller) => messages.create(caller, path.thread_id, payload)).pipe(
-          Effect.map((message_id) => ({ message_id }))
+          // A message the thread had (its external_id): 200, the MessageExisting answer.
+          Effect.map((outcome) =>
+            outcome._tag === "Created"
+              ? { message_id: outcome.id }
+              : HttpServerResponse.unsafeJson({ message_id: outcome.id }, { status: 200 })
+          )
         )
       )
       .handle("deleteMany", removeMany)

@@ -10,6 +10,7 @@ import {
   DeleteMessages,
   Feedback,
   MessageCreated,
+  MessageExisting,
   MessageList,
   MessageListQuery,
   MessagePath,
@@ -60,13 +61,14 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
       .setPath(ThreadPath)
       .setPayload(CreateMessage)
       .addSuccess(MessageCreated, { status: 201 })
+      .addSuccess(MessageExisting, { status: 200 })
       .addError(NotFound)
       .addError(InvalidRequest)
       .annotateContext(
         OpenApi.annotations({
           summary: "Append a message",
           description:
-            "Adds a message to the thread, under `parent_id` (null for a root). Content is a JSON object of at most 64 KB; the body cap is 128 KiB."
+            "Adds a message to the thread, under `parent_id` or `parent_external_id` (neither for a root). Content is a JSON object of at most 64 KB; the body cap is 128 KiB. An `external_id` the thread already has answers 200 with that message's id and stores nothing (a client's retry)."
         })
       )
   )

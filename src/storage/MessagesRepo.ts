@@ -16,6 +16,10 @@ export interface NewMessage {
   readonly threadId: string
   readonly userId: string
   readonly parentId: string | null
+  /** The parent by its external_id, in place of (or beside, then it must agree with) parentId. */
+  readonly parentExternalId: string | null
+  /** The client's own id for the message: when the thread has it already, nothing is written. */
+  readonly externalId: string | null
   readonly format: string
   /** The content, already serialized: it is stored as sent. */
   readonly contentJson: string
@@ -27,6 +31,55 @@ export interface NewMessage {
 export class IdNotAfterLast extends Data.TaggedError("IdNotAfterLast")<{ readonly last: string }> {}
 
 /**
+ * The parent named is not a message of the thread (`field` says how it was
+ * named), or parent_id and parent_external_id name different messages.
+ */
+export class ParentRefused extends Data.TaggedError("ParentRefused")<{
+  readonly field: "parent_id" | "parent_external_id"
+  readonly disagree: boolean
+}> {}
+
+/**
+ * A concurrent append committed the same external_id after this statement's
+ * snapshot: nothing was written, and a new statement finds that message.
+ */
+export class ExternalIdTaken extends Data.TaggedError("ExternalIdTaken")<{}> {}
+
+/** What an append did: stored the message, or found the thread's message with its external_id. */
+export type AppendOutcome =
+  | { readonly _tag: "Created"; readonly id: string }
+  | { readonly _tag: "Existing"; readonly id: string }
+
+interface AppendRow {
+  readonly thread_found: boolean
+  readonly id: string | null
+  readonly existing_id: string | null
+  readonly last_id: string | null
+  readonly stale: boolean | null
+  readonly parent_found: boolean
+  readonly parent_external_id: string | null
+}
+
+/** The outcome of the append statement's row (see `append`). */
+const appendOutcome = (
+  message: NewMessage,
+  row: AppendRow | undefined
+): Effect.Effect<AppendOutcome, RowNotFound | IdNotAfterLast | ParentRefused | ExternalIdTaken> => {
+  if (!row?.thread_found) return Effect.fail(new RowNotFound({ what: "thread" }))
+  if (row.id !== null) return Effect.succeed({ _tag: "Created", id: row.id })
+  if (row.existing_id !== null) return Effect.succeed({ _tag: "Existing", id: row.existing_id })
+  if (row.stale && row.last_id !== null) return Effect.fail(new IdNotAfterLast({ last: row.last_id }))
+  const byId = message.parentId !== null
+  if ((byId || message.parentExternalId !== null) && !row.parent_found) {
+    return Effect.fail(new ParentRefused({ field: byId ? "parent_id" : "parent_external_id", disagree: false }))
+  }
+  if (byId && message.parentExternalId !== null && row.parent_external_id !== message.parentExternalId) {
+    return Effect.fail(new ParentRefused({ field: "parent_external_id", disagree: true }))
+  }
+  return Effect.fail(new ExternalIdTaken())
+}
+
+/**
  * A message row as JSON-ready text: content as JSON text and timestamps as
  * ISO 8601 strings formatted by the database, so a page of 200 is written out
  * without parsing and re-serializing (measured in bench/).
@@ -34,6 +87,7 @@ export class IdNotAfterLast extends Data.TaggedError("IdNotAfterLast")<{ readonl
 export interface MessageRow {
   readonly id: string
   readonly parent_id: string | null
+  readonly external_id: string | null
   readonly height: number
   readonly created_at: string
   readonly updated_at: string
@@ -47,39 +101,55 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
 
     /**
      * One statement: checks the thread is in scope and the parent is in the
-     * thread, inserts at parent height + 1, and moves the thread's
-     * last_message_at forward.
+     * thread (named by id or by external_id), inserts at parent height + 1,
+     * and moves the thread's last_message_at forward. When the thread already
+     * has a message with the external_id, nothing is written and that
+     * message is the outcome.
      *
      * The id must be above the thread's largest so far (checked under the
      * thread's row lock), so within a thread ids grow in commit order: an id
      * made before another but committed after it (concurrent appends) would
      * otherwise sort before a message a reader has already paged past. When
      * it is not, nothing is written and IdNotAfterLast says what to beat.
+     * Appends with one external_id queue on the same lock, but the second's
+     * snapshot predates the first's commit: the unique index stops its
+     * insert, and ExternalIdTaken asks for a new statement, which sees it.
      */
     const append = (
       scope: TenantScope,
       message: NewMessage
-    ): Effect.Effect<string, RowNotFound | IdNotAfterLast | SqlError> =>
-      sql<{ thread_found: boolean; id: string | null; last_id: string | null; stale: boolean | null }>`
+    ): Effect.Effect<AppendOutcome, RowNotFound | IdNotAfterLast | ParentRefused | ExternalIdTaken | SqlError> =>
+      sql<AppendRow>`
         WITH t AS (
           -- The thread row first (the bump below updates it anyway), then the
           -- parent: the order a thread delete takes them, so the two cannot deadlock.
           SELECT id, last_message_id FROM threads
           WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${message.threadId}
           FOR NO KEY UPDATE
+        ), dup AS (
+          SELECT m.id FROM messages m JOIN t ON m.thread_id = t.id
+          WHERE m.project_id = ${scope.projectId} AND m.external_id = ${message.externalId}::text
         ), p AS (
-          SELECT height FROM messages
-          WHERE project_id = ${scope.projectId} AND thread_id = ${message.threadId} AND id = ${message.parentId}
+          SELECT id, height, external_id FROM messages
+          WHERE project_id = ${scope.projectId} AND thread_id = ${message.threadId}
+            AND id = COALESCE(${message.parentId}::text, (SELECT id FROM messages
+              WHERE project_id = ${scope.projectId} AND thread_id = ${message.threadId}
+                AND external_id = ${message.parentExternalId}::text))
           -- A parent being deleted meanwhile is waited for, then not found.
           FOR KEY SHARE
         ), ins AS (
-          INSERT INTO messages (project_id, thread_id, id, parent_id, user_id, height, format, content, search_tsv)
-          SELECT ${scope.projectId}, t.id, ${message.id}, ${message.parentId}, ${message.userId},
+          INSERT INTO messages (project_id, thread_id, id, parent_id, user_id, height, format, content, search_tsv,
+            external_id)
+          SELECT ${scope.projectId}, t.id, ${message.id}, (SELECT id FROM p), ${message.userId},
             COALESCE((SELECT height + 1 FROM p), 0), ${message.format}, ${message.contentJson}::jsonb,
-            ${tsvectorOf(sql, message.searchText)}
+            ${tsvectorOf(sql, message.searchText)}, ${message.externalId}
           FROM t
-          WHERE (${message.parentId}::text IS NULL OR EXISTS (SELECT 1 FROM p))
+          WHERE NOT EXISTS (SELECT 1 FROM dup)
+            AND ((${message.parentId}::text IS NULL AND ${message.parentExternalId}::text IS NULL)
+              OR EXISTS (SELECT 1 FROM p WHERE ${message.parentExternalId}::text IS NULL
+                OR p.external_id = ${message.parentExternalId}::text))
             AND (t.last_message_id IS NULL OR ${message.id}::text > t.last_message_id)
+          ON CONFLICT (project_id, thread_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
           RETURNING id, created_at
         ), bump AS (
           UPDATE threads SET last_message_at = GREATEST(threads.last_message_at, ins.created_at),
@@ -88,18 +158,10 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
           WHERE threads.project_id = ${scope.projectId} AND threads.id = ${message.threadId}
         )
         SELECT EXISTS (SELECT 1 FROM t) AS thread_found, (SELECT id FROM ins) AS id,
-          (SELECT last_message_id FROM t) AS last_id,
-          (SELECT last_message_id IS NOT NULL AND NOT (${message.id}::text > last_message_id) FROM t) AS stale`.pipe(
-        Effect.flatMap(
-          ([row]): Effect.Effect<string, RowNotFound | IdNotAfterLast> =>
-            !row?.thread_found
-              ? Effect.fail(new RowNotFound({ what: "thread" }))
-              : row.id !== null
-                ? Effect.succeed(row.id)
-                : row.stale && row.last_id !== null
-                  ? Effect.fail(new IdNotAfterLast({ last: row.last_id }))
-                  : Effect.fail(new RowNotFound({ what: "parent" }))
-        ),
+          (SELECT id FROM dup) AS existing_id, (SELECT last_message_id FROM t) AS last_id,
+          (SELECT last_message_id IS NOT NULL AND NOT (${message.id}::text > last_message_id) FROM t) AS stale,
+          EXISTS (SELECT 1 FROM p) AS parent_found, (SELECT external_id FROM p) AS parent_external_id`.pipe(
+        Effect.flatMap(([row]) => appendOutcome(message, row)),
         // The thread was deleted between the check and the insert.
         Effect.catchIf(isReferenceGone, () => Effect.fail(new RowNotFound({ what: "thread" })))
       )
@@ -109,7 +171,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
       threadId: string,
       options: { readonly limit: number; readonly format: string | undefined; readonly after: string | undefined }
     ) =>
-      sql<MessageRow>`SELECT id, parent_id, height,
+      sql<MessageRow>`SELECT id, parent_id, external_id, height,
           ${sql.literal(isoTimestampSql("created_at"))} AS created_at,
           ${sql.literal(isoTimestampSql("updated_at"))} AS updated_at,
           format, content::text AS content

@@ -16,6 +16,7 @@ import workspaceClaims from "./migrations/0011_workspace_claims.js"
 import messageOrder from "./migrations/0012_message_order.js"
 import traces from "./migrations/0013_traces.js"
 import search from "./migrations/0014_search.js"
+import messageExternalIds from "./migrations/0015_message_external_ids.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -32,7 +33,8 @@ const loader = Migrator.fromRecord({
   "0011_workspace_claims": workspaceClaims,
   "0012_message_order": messageOrder,
   "0013_traces": traces,
-  "0014_search": search
+  "0014_search": search,
+  "0015_message_external_ids": messageExternalIds
 })
 
 const TABLE = "effect_sql_migrations"

@@ -21,7 +21,16 @@ export const THREAD_KEYS = [
   "updated_at",
   "workspace_id"
 ]
-export const MESSAGE_KEYS = ["content", "created_at", "format", "height", "id", "parent_id", "updated_at"]
+export const MESSAGE_KEYS = [
+  "content",
+  "created_at",
+  "external_id",
+  "format",
+  "height",
+  "id",
+  "parent_id",
+  "updated_at"
+]
 
 const CODES = {
   400: "invalid_request",

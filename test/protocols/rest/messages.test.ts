@@ -1,7 +1,10 @@
+import * as Redacted from "effect/Redacted"
+import pg from "pg"
 import { beforeAll, describe, expect, it } from "vitest"
 import { asUser, createProject, type Gateway, stores, type UserClient, useGateway } from "../../layers.js"
 import {
   asJwtUser,
+  asProject,
   expectError,
   expectNoContent,
   getThread,
@@ -160,6 +163,164 @@ describe.each(stores)("messages ($name)", (storeUnderTest) => {
       const id = await newMessage(alice, threadA)
       expect(id > largest).toBe(true)
       expect(id).not.toBe(plusOne)
+    })
+  })
+
+  describe("external ids (later 0.2 clients)", () => {
+    const post = (client: UserClient, threadId: string, body: Record<string, unknown>) =>
+      client("POST", `/threads/${threadId}/messages`, { body: { format: "svc/v0", content: {}, ...body } })
+    const created = async (client: UserClient, threadId: string, body: Record<string, unknown>) => {
+      const reply = await post(client, threadId, body)
+      expect(reply.status, reply.text).toBe(201)
+      return reply.body.message_id as string
+    }
+    const usedMessages = async () => {
+      const reply = await asProject(gateway, apiKey)("/usage/period")
+      expect(reply.status, reply.text).toBe(200)
+      return reply.body.messages as number
+    }
+
+    it("external_id is stored and answered on every message, null when absent, in both lists", async () => {
+      const threadId = await newThread(alice)
+      const withId = await created(alice, threadId, { external_id: "client-1" })
+      const without = await created(alice, threadId, { parent_id: withId })
+      const asNull = await created(alice, threadId, { external_id: null, parent_external_id: null })
+      const expected = [
+        { id: withId, external_id: "client-1", parent_id: null },
+        { id: without, external_id: null, parent_id: withId },
+        { id: asNull, external_id: null, parent_id: null }
+      ]
+      const listed = await listMessages(alice, threadId)
+      expect(listed).toMatchObject(expected)
+      for (const message of listed) expect(Object.keys(message).sort()).toEqual(MESSAGE_KEYS)
+      const viaProject = await asProject(gateway, apiKey)(`/threads/${threadId}/messages`)
+      expect(viaProject.body.messages).toMatchObject(expected)
+    })
+
+    it("a second create with the thread's external_id answers 200 and the first message's id, stores and counts nothing", async () => {
+      const threadId = await newThread(alice)
+      const first = await created(alice, threadId, { external_id: "retry-me", content: { text: "first" } })
+      const before = await getThread(alice, threadId)
+      const counted = await usedMessages()
+      const again = await post(alice, threadId, { external_id: "retry-me", content: { text: "second" } })
+      expect(again.status, again.text).toBe(200)
+      expect(again.body).toEqual({ message_id: first })
+      const listed = await listMessages(alice, threadId)
+      expect(listed).toHaveLength(1)
+      expect(listed[0]).toMatchObject({ id: first, content: { text: "first" } })
+      expect(await getThread(alice, threadId)).toEqual(before)
+      expect(await usedMessages()).toBe(counted)
+      // Unique per thread: another thread takes the same external_id for a message of its own.
+      const otherThread = await newThread(alice)
+      const other = await created(alice, otherThread, { external_id: "retry-me" })
+      expect(other).not.toBe(first)
+      // Once the message is deleted, its external_id makes a new one.
+      await alice("DELETE", `/threads/${threadId}/messages`, { body: { message_ids: [first] } })
+      const renewed = await created(alice, threadId, { external_id: "retry-me" })
+      expect(renewed).not.toBe(first)
+    })
+
+    it("concurrent creates with one external_id store one message and all answer its id", async () => {
+      const threadId = await newThread(alice)
+      const replies = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => post(alice, threadId, { external_id: "racing", content: { i } }))
+      )
+      for (const reply of replies) expect([200, 201], reply.text).toContain(reply.status)
+      expect(replies.filter((reply) => reply.status === 201)).toHaveLength(1)
+      expect(new Set(replies.map((reply) => reply.body.message_id)).size).toBe(1)
+      const listed = await listMessages(alice, threadId)
+      expect(listed.map((m) => m.id)).toEqual([replies[0]?.body.message_id])
+    })
+
+    // Only PostgreSQL runs statements side by side: the embedded store takes them one at a time.
+    it.skipIf(storeUnderTest.name !== "postgres")(
+      "an append whose external_id another commits while it waits for the thread answers that message (200)",
+      async () => {
+        if (handle.store.kind !== "postgres") throw new Error("a PostgreSQL store")
+        const threadId = await newThread(alice)
+        const rival = "msg_00000000000000000000000001"
+        const blocker = new pg.Client({ connectionString: Redacted.value(handle.store.url) })
+        await blocker.connect()
+        try {
+          // As a concurrent append would: the thread's lock, its message with the external_id, the thread's
+          // largest id moved to it (below the gateway's next id, so the waiting append goes on to insert).
+          await blocker.query("BEGIN")
+          await blocker.query("SELECT 1 FROM threads WHERE id = $1 FOR NO KEY UPDATE", [threadId])
+          await blocker.query(
+            `INSERT INTO messages (project_id, thread_id, id, user_id, height, format, content, external_id)
+              VALUES ($1, $2, $3, 'alice', 0, 'svc/v0', '{}', 'raced')`,
+            [project.project_id, threadId, rival]
+          )
+          await blocker.query("UPDATE threads SET last_message_id = $1 WHERE id = $2", [rival, threadId])
+          const waiting = post(alice, threadId, { external_id: "raced" })
+          // Its statement took its snapshot and now waits for the thread's lock.
+          for (let i = 0; i < 100; i++) {
+            const { rows } = await blocker.query(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+            )
+            if (rows[0].n > 0) break
+            await new Promise((resolve) => setTimeout(resolve, 20))
+          }
+          await blocker.query("COMMIT")
+          const reply = await waiting
+          expect(reply.status, reply.text).toBe(200)
+          expect(reply.body).toEqual({ message_id: rival })
+          expect((await listMessages(alice, threadId)).map((m) => m.id)).toEqual([rival])
+        } finally {
+          await blocker.end()
+        }
+      }
+    )
+
+    it("parent_external_id names the parent by its external_id, in place of parent_id", async () => {
+      const threadId = await newThread(alice)
+      const root = await created(alice, threadId, { external_id: "root" })
+      const child = await created(alice, threadId, { external_id: "child", parent_external_id: "root" })
+      const grandchild = await created(alice, threadId, { parent_external_id: "child" })
+      // Both given: they must name the same message.
+      const agreed = await created(alice, threadId, { parent_id: root, parent_external_id: "root" })
+      expect(await listMessages(alice, threadId)).toMatchObject([
+        { id: root, parent_id: null, height: 0 },
+        { id: child, parent_id: root, height: 1, external_id: "child" },
+        { id: grandchild, parent_id: child, height: 2, external_id: null },
+        { id: agreed, parent_id: root, height: 1 }
+      ])
+    })
+
+    it("a parent_external_id of no message of the thread, or one that disagrees with parent_id, is 400", async () => {
+      const threadId = await newThread(alice)
+      const otherThread = await newThread(alice)
+      const root = await created(alice, threadId, { external_id: "root" })
+      const other = await created(alice, threadId, { external_id: "other" })
+      await created(alice, otherThread, { external_id: "elsewhere" })
+      expectError(await post(alice, threadId, { parent_external_id: "nobody" }), 400, "parent_external_id")
+      expectError(await post(alice, threadId, { parent_external_id: "elsewhere" }), 400, "parent_external_id")
+      expectError(
+        await post(alice, threadId, { parent_id: root, parent_external_id: "other" }),
+        400,
+        "parent_external_id"
+      )
+      expectError(
+        await post(alice, threadId, { parent_id: root, parent_external_id: "nobody" }),
+        400,
+        "parent_external_id"
+      )
+      expectError(await post(alice, threadId, { parent_id: "msg_nope", parent_external_id: "root" }), 400, "parent_id")
+      expect((await listMessages(alice, threadId)).map((m) => m.id)).toEqual([root, other])
+    })
+
+    it("external ids: 1 to 255 characters (400 otherwise); another workspace's thread is 404 even for a known one", async () => {
+      const threadId = await newThread(alice)
+      const long = await created(alice, threadId, { external_id: "e".repeat(255) })
+      expect((await listMessages(alice, threadId))[0]).toMatchObject({ id: long, external_id: "e".repeat(255) })
+      expectError(await post(alice, threadId, { external_id: "e".repeat(256) }), 400, "external_id")
+      expectError(await post(alice, threadId, { external_id: "" }), 400, "external_id")
+      expectError(await post(alice, threadId, { external_id: 7 }), 400, "external_id")
+      expectError(await post(alice, threadId, { parent_external_id: "p".repeat(256) }), 400, "parent_external_id")
+      expectError(await post(alice, threadId, { parent_external_id: "" }), 400, "parent_external_id")
+      // The message exists, but not for bob: no 200 that would tell him so.
+      expectError(await post(bob, threadId, { external_id: "e".repeat(255) }), 404)
+      expect(await listMessages(alice, threadId)).toHaveLength(1)
     })
   })
 

@@ -151,6 +151,23 @@ describe.each(stores)("full-text search ($name)", (storeUnderTest) => {
     expect(await found("zebracorn")).toEqual([])
   })
 
+  it("indexes a message sent with an external_id, and its retry leaves the index as it was", async () => {
+    const threadId = await thread(user, "external")
+    const body = (text: string) => ({
+      parent_id: null,
+      format: "svc/v0",
+      external_id: "client-msg",
+      content: { role: "user", content: [{ type: "text", text }] }
+    })
+    const first = await user("POST", `/threads/${threadId}/messages`, { body: body("the okapi crossed the river") })
+    expect(first.status, first.text).toBe(201)
+    const retry = await user("POST", `/threads/${threadId}/messages`, { body: body("the narwhal stayed home") })
+    expect(retry.status, retry.text).toBe(200)
+    const results = await hits("q=okapi")
+    expect(results.map((hit) => [hit.thread.id, hit.message_id])).toEqual([[threadId, first.body.message_id]])
+    expect(await found("narwhal")).toEqual([])
+  })
+
   it("follows edits: a new title, new message content", async () => {
     const rename = await user("PUT", `/threads/${ids.phrase}`, { body: { title: "Kangaroo stories" } })
     expect(rename.status, rename.text).toBe(204)
