@@ -27,4 +27,4 @@ await esbuild.build({
 
 const tsc = path.join(sdk, "..", "node_modules", "typescript", "bin", "tsc")
 execFileSync(process.execPath, [tsc, "-p", path.join(sdk, "tsconfig.build.json")], { stdio: "inherit" })
-console.log(`built ${path.relative(process.cwd(), dist)}`)
+console.error(`built ${path.relative(process.cwd(), dist)}`)
