@@ -33,11 +33,34 @@ export const CreateThread = Schema.Struct({
   last_message_at: Timestamp,
   title: Schema.optional(Title),
   metadata: Schema.optional(Metadata),
-  external_id: Schema.optional(ExternalId)
-}).annotations({ examples: [{ last_message_at: ExampleTime, title: "Trip to Lisbon", metadata: { source: "web" } }] })
+  external_id: Schema.optional(ExternalId),
+  upsert: Schema.optional(Schema.Boolean).annotations({
+    description:
+      "With true, the workspace's thread with this external_id (required, not empty) is answered (200) when there is one, and nothing is written; else the thread is created (201)"
+  })
+})
+  // On the struct, not the refinement: the OpenAPI document takes the examples of the struct's JSON Schema.
+  .annotations({
+    examples: [
+      { last_message_at: ExampleTime, title: "Trip to Lisbon", metadata: { source: "web" } },
+      { last_message_at: ExampleTime, title: "Trip to Lisbon", external_id: "client-thread-1", upsert: true }
+    ]
+  })
+  .pipe(
+    Schema.filter((input) =>
+      input.upsert !== true || (input.external_id !== undefined && input.external_id !== "")
+        ? undefined
+        : { path: ["external_id"], message: "upsert needs a non-empty external_id" }
+    )
+  )
 export type CreateThread = typeof CreateThread.Type
 
-export const ThreadCreated = Schema.Struct({ thread_id: Id })
+export const ThreadCreated = Schema.Struct({ thread_id: Id }).annotations({ description: "The thread was created" })
+
+/** An upsert that found the workspace's thread with its external_id: that thread, nothing written. */
+export const ThreadExisting = Schema.Struct({ thread_id: Id }).annotations({
+  description: "upsert: the workspace's thread with this external_id, as it was"
+})
 
 export const UpdateThread = Schema.Struct({
   title: Schema.optional(Title),

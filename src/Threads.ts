@@ -34,18 +34,27 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
       return yield* Effect.flatMap(repo.getJson(caller, threadId), orNotFound("thread"))
     })
 
+    /**
+     * A new thread; with `upsert` (the schema makes sure of its external_id),
+     * the workspace's thread with that external_id when there is one, as it
+     * is: nothing written, nothing counted.
+     */
     const create = fn("Threads.create")(function* (caller: CallerShape, input: CreateThread) {
-      const id = newId("thread")
-      yield* repo.insert(caller, {
-        id,
+      const thread = {
+        id: newId("thread"),
         userId: caller.userId,
         lastMessageAt: input.last_message_at,
         title: input.title,
         metadata: input.metadata,
         externalId: input.external_id
-      })
-      usage.record(caller.projectId, caller.userId, { threads: 1 })
-      return id
+      }
+      const { externalId } = thread
+      const outcome =
+        input.upsert === true && externalId !== undefined
+          ? yield* repo.insertOrFind(caller, Object.assign(thread, { externalId }))
+          : yield* Effect.as(repo.insert(caller, thread), { id: thread.id, created: true })
+      if (outcome.created) usage.record(caller.projectId, caller.userId, { threads: 1 })
+      return outcome
     })
 
     const update = fn("Threads.update")(function* (caller: CallerShape, threadId: string, input: UpdateThread) {

@@ -1,4 +1,5 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import { Caller } from "../../schema/Api/Security.js"
 import { Api } from "../../schema/Api.js"
@@ -26,7 +27,10 @@ export const ThreadsLive = HttpApiBuilder.group(Api, "threads", (handlers) =>
       )
       .handle("create", ({ payload }) =>
         Effect.flatMap(Caller, (caller) => threads.create(caller, payload)).pipe(
-          Effect.map((thread_id) => ({ thread_id }))
+          // An upsert that found its thread: 200, the ThreadExisting answer.
+          Effect.map(({ id, created }) =>
+            created ? { thread_id: id } : HttpServerResponse.unsafeJson({ thread_id: id }, { status: 200 })
+          )
         )
       )
       .handle("update", ({ path, payload }) =>

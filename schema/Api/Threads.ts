@@ -8,6 +8,7 @@ import {
   CreateThread,
   Thread,
   ThreadCreated,
+  ThreadExisting,
   ThreadList,
   ThreadListQuery,
   ThreadPath,
@@ -54,8 +55,14 @@ export class ThreadsGroup extends HttpApiGroup.make("threads")
     HttpApiEndpoint.post("create", "/threads")
       .setPayload(CreateThread)
       .addSuccess(ThreadCreated, { status: 201 })
+      .addSuccess(ThreadExisting, { status: 200 })
+      .addError(InvalidRequest)
       .annotateContext(
-        OpenApi.annotations({ summary: "Create a thread", description: "A new thread in the caller's workspace." })
+        OpenApi.annotations({
+          summary: "Create a thread",
+          description:
+            "A new thread in the caller's workspace (201). With `upsert: true` and an `external_id`, the workspace's thread with that external_id when there is one (200, nothing written), so a client can create-or-get by its own id."
+        })
       )
   )
   .add(

@@ -17,6 +17,7 @@ import messageOrder from "./migrations/0012_message_order.js"
 import traces from "./migrations/0013_traces.js"
 import search from "./migrations/0014_search.js"
 import messageExternalIds from "./migrations/0015_message_external_ids.js"
+import threadExternalIds from "./migrations/0016_thread_external_ids.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -34,7 +35,8 @@ const loader = Migrator.fromRecord({
   "0012_message_order": messageOrder,
   "0013_traces": traces,
   "0014_search": search,
-  "0015_message_external_ids": messageExternalIds
+  "0015_message_external_ids": messageExternalIds,
+  "0016_thread_external_ids": threadExternalIds
 })
 
 const TABLE = "effect_sql_migrations"

@@ -73,6 +73,14 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
     const cols = sql.literal(COLUMNS)
     const threadJson = sql.literal(THREAD_JSON_COLUMNS)
     const first = <A>(rows: ReadonlyArray<A>): Option.Option<A> => Option.fromNullable(rows[0])
+    const insertColumns = sql.literal(
+      "(project_id, id, workspace_id, user_id, title, external_id, metadata, last_message_at, search_tsv)"
+    )
+    /** A new thread's values, in insertColumns' order. */
+    const insertValues = (scope: TenantScope, thread: NewThread) =>
+      sql`${scope.projectId}, ${thread.id}, ${scope.workspaceId}, ${thread.userId}, ${thread.title ?? null},
+        ${thread.externalId ?? null}, ${JSON.stringify(thread.metadata === undefined ? {} : thread.metadata)},
+        ${thread.lastMessageAt.toISOString()}, ${tsvectorOf(sql, thread.title, "A")}`
 
     /** One page of threads in list order; `scope` is the WHERE clause that bounds the tenant. */
     const page = (scope: Statement.Fragment, options: ListOptions) => {
@@ -172,11 +180,40 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
 
       insert: fn("ThreadsRepo.insert")(
         (scope: TenantScope, thread: NewThread) =>
-          sql`INSERT INTO threads (project_id, id, workspace_id, user_id, title, external_id, metadata, last_message_at,
-              search_tsv)
-            VALUES (${scope.projectId}, ${thread.id}, ${scope.workspaceId}, ${thread.userId}, ${thread.title ?? null},
-              ${thread.externalId ?? null}, ${JSON.stringify(thread.metadata === undefined ? {} : thread.metadata)},
-              ${thread.lastMessageAt.toISOString()}, ${tsvectorOf(sql, thread.title, "A")})`.pipe(Effect.asVoid),
+          sql`INSERT INTO threads ${insertColumns} VALUES (${insertValues(scope, thread)})`.pipe(Effect.asVoid),
+        Effect.orDie
+      ),
+
+      /**
+       * The workspace's thread with this external_id (the oldest, should
+       * creates without upsert have made several), else the thread inserted.
+       * Upserts of one external_id take turns on an advisory lock held to
+       * the commit, and each looks after taking it: the second of two
+       * concurrent ones finds the first's thread instead of adding one.
+       */
+      insertOrFind: fn("ThreadsRepo.insertOrFind")(
+        (scope: TenantScope, thread: NewThread & { readonly externalId: string }) =>
+          sql.withTransaction(
+            Effect.gen(function* () {
+              yield* sql`SELECT pg_advisory_xact_lock(hashtext(${scope.projectId} || '/' || ${scope.workspaceId}),
+                hashtext(${thread.externalId}))`
+              const [row] = yield* sql<{ existing_id: string | null; created_id: string | null }>`
+                WITH existing AS (
+                  SELECT id FROM threads
+                  WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId}
+                    AND external_id = ${thread.externalId}
+                  ORDER BY id LIMIT 1
+                ), ins AS (
+                  INSERT INTO threads ${insertColumns}
+                  SELECT ${insertValues(scope, thread)} WHERE NOT EXISTS (SELECT 1 FROM existing)
+                  RETURNING id
+                )
+                SELECT (SELECT id FROM existing) AS existing_id, (SELECT id FROM ins) AS created_id`
+              if (row?.created_id) return { id: row.created_id, created: true }
+              if (row?.existing_id) return { id: row.existing_id, created: false }
+              return yield* Effect.dieMessage("a thread upsert neither found nor inserted a thread")
+            })
+          ),
         Effect.orDie
       ),
 

@@ -121,7 +121,7 @@ describe("bench: node:http + pg runs the repositories' own statements", () => {
       const input = Schema.decodeUnknownSync(CreateThread)(JSON.parse(createThreadBody))
       const created = await statementsOf(Effect.flatMap(Threads, (threads) => threads.create(caller, input)))
       expectRoute("create_thread", created.texts)
-      threadId = created.value
+      threadId = created.value.id
 
       const got = await statementsOf(Effect.flatMap(Threads, (threads) => threads.getJson(caller, threadId)))
       expect(JSON.parse(got.value).id).toBe(threadId)

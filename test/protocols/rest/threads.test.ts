@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import { asUser, createProject, type Gateway, NOW, stores, type UserClient, useGateway } from "../../layers.js"
 import {
+  asProject,
   expectError,
   expectNoContent,
   getThread,
@@ -15,13 +16,17 @@ describe.each(stores)("threads ($name)", (storeUnderTest) => {
   const handle = useGateway(storeUnderTest)
   let gateway: Gateway
   let projectId: string
+  let apiKey: string
   let alice: UserClient
+  let bob: UserClient
 
   beforeAll(async () => {
     gateway = handle.current
     const project = await createProject(gateway)
     projectId = project.project_id
+    apiKey = project.api_key
     alice = asUser(gateway, project.api_key, "alice", "ws-threads")
+    bob = asUser(gateway, project.api_key, "bob", "ws-other")
   })
   describe("create and read", () => {
     it("POST /threads answers 201 { thread_id } and GET answers the Thread object", async () => {
@@ -75,6 +80,89 @@ describe.each(stores)("threads ($name)", (storeUnderTest) => {
     it("GET of an unknown thread is 404 not_found", async () => {
       expectError(await alice("GET", "/threads/thread_01JD0000000000000000000000"), 404)
       expectError(await alice("GET", `/threads/${"x".repeat(200)}`), 404)
+    })
+  })
+
+  describe("upsert (later 0.2 clients)", () => {
+    const upsert = (client: UserClient, body: Record<string, unknown>) =>
+      client("POST", "/threads", { body: { last_message_at: NOW, upsert: true, ...body } })
+    const withExternalId = async (client: UserClient, externalId: string) => {
+      const reply = await client("GET", "/threads?limit=100")
+      expect(reply.status, reply.text).toBe(200)
+      return (reply.body.threads as Array<{ id: string; external_id: string | null }>)
+        .filter((thread) => thread.external_id === externalId)
+        .map((thread) => thread.id)
+    }
+    const usedThreads = async () => {
+      const reply = await asProject(gateway, apiKey)("/usage/period")
+      expect(reply.status, reply.text).toBe(200)
+      return reply.body.threads as number
+    }
+
+    it("creates the thread (201), then answers it (200) as it is, writing and counting nothing", async () => {
+      const first = await upsert(alice, { external_id: "up-1", title: "First", metadata: { n: 1 } })
+      expect(first.status, first.text).toBe(201)
+      expect(Object.keys(first.body)).toEqual(["thread_id"])
+      const before = await getThread(alice, first.body.thread_id)
+      expect(before).toMatchObject({ title: "First", external_id: "up-1", metadata: { n: 1 }, last_message_at: NOW })
+      const counted = await usedThreads()
+      const again = await upsert(alice, {
+        external_id: "up-1",
+        title: "Second",
+        metadata: { n: 2 },
+        last_message_at: "2030-01-01T00:00:00.000Z"
+      })
+      expect(again.status, again.text).toBe(200)
+      expect(again.body).toEqual({ thread_id: first.body.thread_id })
+      expect(await getThread(alice, first.body.thread_id)).toEqual(before)
+      expect(await withExternalId(alice, "up-1")).toEqual([first.body.thread_id])
+      expect(await usedThreads()).toBe(counted)
+    })
+
+    it("without upsert (or with false), a create behaves as before: a new thread each time", async () => {
+      const first = await newThread(alice, { external_id: "plain-1" })
+      const second = await newThread(alice, { external_id: "plain-1", upsert: false })
+      expect(second).not.toBe(first)
+      expect((await withExternalId(alice, "plain-1")).sort()).toEqual([first, second].sort())
+      // An upsert then answers the oldest of them.
+      const reply = await upsert(alice, { external_id: "plain-1" })
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.body.thread_id).toBe([first, second].sort()[0])
+    })
+
+    it("looks in the caller's workspace only: another workspace gets a thread of its own", async () => {
+      const mine = await upsert(alice, { external_id: "shared-ext" })
+      expect(mine.status, mine.text).toBe(201)
+      const theirs = await upsert(bob, { external_id: "shared-ext" })
+      expect(theirs.status, theirs.text).toBe(201)
+      expect(theirs.body.thread_id).not.toBe(mine.body.thread_id)
+      expect((await getThread(bob, theirs.body.thread_id)).workspace_id).toBe("ws-other")
+      expectError(await bob("GET", `/threads/${mine.body.thread_id}`), 404)
+    })
+
+    it("concurrent upserts of one external_id make one thread and all answer its id", async () => {
+      const replies = await Promise.all(Array.from({ length: 12 }, () => upsert(alice, { external_id: "racing" })))
+      for (const reply of replies) expect([200, 201], reply.text).toContain(reply.status)
+      expect(replies.filter((reply) => reply.status === 201)).toHaveLength(1)
+      expect(new Set(replies.map((reply) => reply.body.thread_id)).size).toBe(1)
+      expect(await withExternalId(alice, "racing")).toEqual([replies[0]?.body.thread_id])
+    })
+
+    it("upsert needs a non-empty external_id, and is a boolean: 400 otherwise, nothing created", async () => {
+      const counted = await usedThreads()
+      expectError(await upsert(alice, {}), 400, "external_id")
+      expectError(await upsert(alice, { external_id: "" }), 400, "external_id")
+      expectError(await upsert(alice, { external_id: "e".repeat(256) }), 400, "external_id")
+      expectError(await upsert(alice, { external_id: "x", upsert: "yes" }), 400, "upsert")
+      expectError(await upsert(alice, { external_id: "x", last_message_at: "soon" }), 400, "last_message_at")
+      expect(await usedThreads()).toBe(counted)
+      // A thread deleted is not found again: the upsert makes a new one.
+      const made = await upsert(alice, { external_id: "e".repeat(255) })
+      expect(made.status, made.text).toBe(201)
+      expectNoContent(await alice("DELETE", `/threads/${made.body.thread_id}`))
+      const remade = await upsert(alice, { external_id: "e".repeat(255) })
+      expect(remade.status, remade.text).toBe(201)
+      expect(remade.body.thread_id).not.toBe(made.body.thread_id)
     })
   })
 
