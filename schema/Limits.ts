@@ -36,6 +36,10 @@ export const Limits = {
     releaseMaxLength: 255,
     /** attributes, serialized (UTF-8 bytes). */
     attributesMaxBytes: 16 * 1024,
+    /** cost_details, serialized (UTF-8 bytes), like attributes. */
+    costDetailsMaxBytes: 16 * 1024,
+    /** A run's cost_usd at most, in US dollars: far above any model call, and sums of it stay finite. */
+    costUsdMax: 1_000_000,
     /** steps, tool_calls and sampling_calls, each (also a tool call's sampling_calls and a step's tool_calls). */
     entriesMax: 1_000,
     /** output_text, tool arguments, tool results and step input (characters; serialized when not a string). */

@@ -116,6 +116,23 @@ export const RunReport = Schema.Struct({
   trace_id: Schema.optional(
     Schema.String.pipe(Schema.pattern(/^[0-9a-f]{32}$/, { message: () => "trace_id is 32 lowercase hex digits" }))
   ),
+  /** The span the run's trace starts from (an OpenTelemetry span id). */
+  root_span_id: Schema.optional(
+    Schema.String.pipe(Schema.pattern(/^[0-9a-f]{16}$/, { message: () => "root_span_id is 16 lowercase hex digits" }))
+  ),
+  /** The user message the run answers (stored as given, like message_id). */
+  user_message_id: Schema.optional(Id),
+  /** What the run cost, in US dollars: summed in usage. */
+  cost_usd: Schema.optional(
+    Schema.Number.pipe(
+      Schema.finite({ message: () => "cost_usd must be a finite number" }),
+      Schema.between(0, Limits.run.costUsdMax, {
+        message: () => `cost_usd is a number from 0 to ${Limits.run.costUsdMax}`
+      })
+    )
+  ),
+  /** How the cost breaks down (by token kind, tool, ...): a JSON object, kept as sent. */
+  cost_details: Schema.optional(JsonObject(Limits.run.costDetailsMaxBytes, "cost_details")),
   tags: Schema.optional(
     Schema.Array(Tag).pipe(Schema.maxItems(Limits.run.tagsMax, { message: () => `at most ${Limits.run.tagsMax} tags` }))
   ),
@@ -143,7 +160,9 @@ export const RunReport = Schema.Struct({
       output_tokens: 164,
       duration_ms: 2310,
       first_token_ms: 420,
-      tags: ["beta"]
+      tags: ["beta"],
+      cost_usd: 0.00071,
+      cost_details: { input_usd: 0.00012, output_usd: 0.00059 }
     }
   ]
 })
@@ -173,6 +192,7 @@ export class RunSummary extends Schema.Class<RunSummary>("RunSummary")({
   workspace_id: Schema.NullOr(Schema.String),
   user_id: Schema.NullOr(Schema.String),
   message_id: Schema.NullOr(Schema.String),
+  user_message_id: Schema.NullOr(Schema.String),
   status: RunStatus,
   outcome_type: Schema.NullOr(OutcomeType),
   model_id: Schema.NullOr(Schema.String),
@@ -182,6 +202,7 @@ export class RunSummary extends Schema.Class<RunSummary>("RunSummary")({
   output_tokens: Schema.NullOr(Schema.Number),
   reasoning_tokens: Schema.NullOr(Schema.Number),
   cached_input_tokens: Schema.NullOr(Schema.Number),
+  cost_usd: Schema.NullOr(Schema.Number),
   duration_ms: Schema.NullOr(Schema.Number),
   first_token_ms: Schema.NullOr(Schema.Number),
   total_steps: Schema.NullOr(Schema.Number),
@@ -191,6 +212,7 @@ export class RunSummary extends Schema.Class<RunSummary>("RunSummary")({
   trace_id: Schema.NullOr(Schema.String),
   /** The model-call span a run was made from (POST /v1/traces); null for a reported run. */
   span_id: Schema.NullOr(Schema.String),
+  root_span_id: Schema.NullOr(Schema.String),
   tags: Schema.Array(Schema.String),
   environment: Schema.NullOr(Schema.String),
   release: Schema.NullOr(Schema.String),
@@ -201,6 +223,7 @@ export class RunSummary extends Schema.Class<RunSummary>("RunSummary")({
 export class Run extends RunSummary.extend<Run>("Run")({
   attributes: Schema.NullOr(Schema.Unknown),
   metadata: Schema.NullOr(Schema.Unknown),
+  cost_details: Schema.NullOr(Schema.Unknown),
   steps: Schema.Array(Schema.Unknown),
   tool_calls: Schema.Array(Schema.Unknown),
   sampling_calls: Schema.Array(Schema.Unknown),

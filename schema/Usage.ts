@@ -26,7 +26,9 @@ export const UsageCounts = Schema.Struct({
   input_tokens: Schema.Number,
   output_tokens: Schema.Number,
   events: Schema.Number,
-  title_generations: Schema.Number
+  title_generations: Schema.Number,
+  /** The runs' reported cost_usd, summed (US dollars; 0 when none reported one). */
+  cost_usd: Schema.Number
 })
 export type UsageCounts = typeof UsageCounts.Type
 export type UsageField = keyof UsageCounts

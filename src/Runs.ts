@@ -28,6 +28,7 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
       const detail = {
         attributes: input.attributes,
         metadata: input.metadata,
+        cost_details: input.cost_details,
         steps: input.steps,
         tool_calls: input.tool_calls,
         sampling_calls: input.sampling_calls,
@@ -39,6 +40,7 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
           threadId: input.thread_id,
           userId: caller.userId,
           messageId: input.message_id ?? null,
+          userMessageId: input.user_message_id ?? null,
           status: input.status,
           outcomeType: input.outcome_type ?? null,
           modelId: input.model_id ?? null,
@@ -48,6 +50,7 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
           outputTokens: input.output_tokens ?? null,
           reasoningTokens: input.reasoning_tokens ?? null,
           cachedInputTokens: input.cached_input_tokens ?? null,
+          costUsd: input.cost_usd ?? null,
           durationMs: input.duration_ms ?? null,
           firstTokenMs: input.first_token_ms ?? null,
           totalSteps: input.total_steps ?? null,
@@ -55,6 +58,7 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
           error: input.error ?? null,
           errorCode: input.error_code ?? null,
           traceId: input.trace_id ?? null,
+          rootSpanId: input.root_span_id ?? null,
           tags: input.tags ?? [],
           environment: input.environment ?? null,
           release: input.release ?? null,
@@ -76,7 +80,8 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
             runs: 1,
             run_errors: input.status === "error" ? 1 : 0,
             input_tokens: input.input_tokens ?? 0,
-            output_tokens: input.output_tokens ?? 0
+            output_tokens: input.output_tokens ?? 0,
+            cost_usd: input.cost_usd ?? 0
           })
           return outcome.id
         case "Replayed":

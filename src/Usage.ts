@@ -165,7 +165,7 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
       writingSince = since
       // Sorted keys: two gateways flushing the same rows lock them in one order.
       const entries = [...batch.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, entry]) => entry)
-      // In statements of at most FLUSH_ROWS rows (PostgreSQL takes 65,535 parameters a statement, 11 a row):
+      // In statements of at most FLUSH_ROWS rows (PostgreSQL takes 65,535 parameters a statement, 12 a row):
       // a backlog after an outage is written in parts, and a failure puts back only what was not written.
       return Effect.gen(function* () {
         for (let start = 0; start < entries.length; start += FLUSH_ROWS) {

@@ -162,7 +162,7 @@ export const makeTools = Effect.gen(function* () {
     defineTool("usage_daily", {
       title: "Usage per day",
       description:
-        "Counts per UTC day (threads, messages, runs, run errors, tokens, active users, events, title generations) between from and to (YYYY-MM-DD; default the last 30 days, at most 366). Test users are left out.",
+        "Counts per UTC day (threads, messages, runs, run errors, tokens, active users, events, title generations, reported cost in US dollars) between from and to (YYYY-MM-DD; default the last 30 days, at most 366). Test users are left out.",
       run: (projectId, input) =>
         Effect.map(usage.daily(projectId, input), (days) => ({
           structured: { days },

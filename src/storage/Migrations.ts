@@ -18,6 +18,7 @@ import traces from "./migrations/0013_traces.js"
 import search from "./migrations/0014_search.js"
 import messageExternalIds from "./migrations/0015_message_external_ids.js"
 import threadExternalIds from "./migrations/0016_thread_external_ids.js"
+import runCosts from "./migrations/0017_run_costs.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -36,7 +37,8 @@ const loader = Migrator.fromRecord({
   "0013_traces": traces,
   "0014_search": search,
   "0015_message_external_ids": messageExternalIds,
-  "0016_thread_external_ids": threadExternalIds
+  "0016_thread_external_ids": threadExternalIds,
+  "0017_run_costs": runCosts
 })
 
 const TABLE = "effect_sql_migrations"

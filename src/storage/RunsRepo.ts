@@ -14,6 +14,7 @@ export interface NewRun {
   readonly threadId: string
   readonly userId: string
   readonly messageId: string | null
+  readonly userMessageId: string | null
   readonly status: string
   readonly outcomeType: string | null
   readonly modelId: string | null
@@ -23,6 +24,7 @@ export interface NewRun {
   readonly outputTokens: number | null
   readonly reasoningTokens: number | null
   readonly cachedInputTokens: number | null
+  readonly costUsd: number | null
   readonly durationMs: number | null
   readonly firstTokenMs: number | null
   readonly totalSteps: number | null
@@ -30,10 +32,11 @@ export interface NewRun {
   readonly error: string | null
   readonly errorCode: string | null
   readonly traceId: string | null
+  readonly rootSpanId: string | null
   readonly tags: ReadonlyArray<string>
   readonly environment: string | null
   readonly release: string | null
-  /** attributes, metadata, steps, tool_calls, sampling_calls and output_text, serialized. */
+  /** attributes, metadata, cost_details, steps, tool_calls, sampling_calls and output_text, serialized. */
   readonly detailJson: string
   readonly idempotencyKey: string | null
   readonly requestHash: string | null
@@ -85,15 +88,16 @@ export interface RunFilters {
   readonly to: Date | undefined
 }
 
-const SUMMARY_COLUMNS = `id, thread_id, workspace_id, user_id, message_id, status, outcome_type, model_id, provider,
-  provider_type, input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens,
-  reasoning_tokens::float8 AS reasoning_tokens, cached_input_tokens::float8 AS cached_input_tokens,
+const SUMMARY_COLUMNS = `id, thread_id, workspace_id, user_id, message_id, user_message_id, status, outcome_type,
+  model_id, provider, provider_type, input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens,
+  reasoning_tokens::float8 AS reasoning_tokens, cached_input_tokens::float8 AS cached_input_tokens, cost_usd,
   duration_ms::float8 AS duration_ms, first_token_ms::float8 AS first_token_ms, total_steps, tool_call_count,
-  error, error_code, trace_id, span_id, tags, environment, release, created_at`
+  error, error_code, trace_id, span_id, root_span_id, tags, environment, release, created_at`
 
 interface Detail {
   readonly attributes?: unknown
   readonly metadata?: unknown
+  readonly cost_details?: unknown
   readonly steps?: ReadonlyArray<unknown>
   readonly tool_calls?: ReadonlyArray<unknown>
   readonly sampling_calls?: ReadonlyArray<unknown>
@@ -109,6 +113,7 @@ const toRun = (row: SummaryRow & { readonly detail: Detail }): Run => {
     Object.assign({}, summary, {
       attributes: detail.attributes ?? null,
       metadata: detail.metadata ?? null,
+      cost_details: detail.cost_details ?? null,
       steps: detail.steps ?? [],
       tool_calls: detail.tool_calls ?? [],
       sampling_calls: detail.sampling_calls ?? [],
@@ -134,16 +139,17 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
     const insert = (scope: TenantScope, run: NewRun): Effect.Effect<InsertOutcome, RowNotFound | SqlError> =>
       Effect.gen(function* () {
         const inserted = yield* sql<{ id: string }>`
-          INSERT INTO runs (project_id, id, thread_id, workspace_id, user_id, message_id, status, outcome_type,
-            model_id, provider, provider_type, input_tokens, output_tokens, reasoning_tokens, cached_input_tokens,
-            duration_ms, first_token_ms, total_steps, tool_call_count, error, error_code, trace_id, tags,
-            environment, release, detail, idempotency_key, request_hash)
+          INSERT INTO runs (project_id, id, thread_id, workspace_id, user_id, message_id, user_message_id, status,
+            outcome_type, model_id, provider, provider_type, input_tokens, output_tokens, reasoning_tokens,
+            cached_input_tokens, cost_usd, duration_ms, first_token_ms, total_steps, tool_call_count, error,
+            error_code, trace_id, root_span_id, tags, environment, release, detail, idempotency_key, request_hash)
           SELECT ${scope.projectId}, ${run.id}, t.id, ${scope.workspaceId}, ${run.userId}, ${run.messageId},
-            ${run.status}, ${run.outcomeType}, ${run.modelId}, ${run.provider}, ${run.providerType},
-            ${run.inputTokens}, ${run.outputTokens}, ${run.reasoningTokens}, ${run.cachedInputTokens},
-            ${run.durationMs}, ${run.firstTokenMs}, ${run.totalSteps}, ${run.toolCallCount}, ${run.error},
-            ${run.errorCode}, ${run.traceId}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(run.tags)}::jsonb)), ${run.environment},
-            ${run.release}, ${run.detailJson}::jsonb, ${run.idempotencyKey}, ${run.requestHash}
+            ${run.userMessageId}, ${run.status}, ${run.outcomeType}, ${run.modelId}, ${run.provider},
+            ${run.providerType}, ${run.inputTokens}, ${run.outputTokens}, ${run.reasoningTokens},
+            ${run.cachedInputTokens}, ${run.costUsd}::float8, ${run.durationMs}, ${run.firstTokenMs},
+            ${run.totalSteps}, ${run.toolCallCount}, ${run.error}, ${run.errorCode}, ${run.traceId},
+            ${run.rootSpanId}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(run.tags)}::jsonb)),
+            ${run.environment}, ${run.release}, ${run.detailJson}::jsonb, ${run.idempotencyKey}, ${run.requestHash}
           FROM threads t
           WHERE t.project_id = ${scope.projectId} AND t.workspace_id = ${scope.workspaceId} AND t.id = ${run.threadId}
           ON CONFLICT (project_id, workspace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING

@@ -1,6 +1,6 @@
 /**
  * The usage rollup's writer on a real store: a backlog larger than one
- * statement can carry (PostgreSQL takes 65,535 parameters, 11 a row) is
+ * statement can carry (PostgreSQL takes 65,535 parameters, 12 a row) is
  * written in parts, and nothing is lost.
  */
 import * as fs from "node:fs"

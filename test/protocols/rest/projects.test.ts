@@ -228,7 +228,8 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
         expect(listed.created_at).toMatch(ISO_MS)
         const full = await listRead(`/runs/${summary.id}`)
         expect(full.status, full.text).toBe(200)
-        const { attributes, metadata, steps, tool_calls, sampling_calls, output_text, ...rest } = full.body
+        const { attributes, metadata, cost_details, steps, tool_calls, sampling_calls, output_text, ...rest } =
+          full.body
         expect(rest).toEqual(listed)
       }
     })
@@ -412,6 +413,8 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
       output_tokens: 5 + 7 + 1,
       events: 5,
       title_generations: 1,
+      // Binary fractions, so the sum is exact: 0.25 + 0.5 + 0.0625 (a retried report counts once) + 1.125.
+      cost_usd: 1.9375,
       active_users: 3
     }
     /** What the test user wrote: one of each, left out while its prefix is listed. */
@@ -424,6 +427,7 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
       output_tokens: 2000,
       events: 3,
       title_generations: 1,
+      cost_usd: 100,
       active_users: 1
     }
 
@@ -442,12 +446,19 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
       // ann: 2 threads, 3 messages, 3 runs (1 error), 3 stored events (one duplicate id, one rejected).
       const [a1, a2] = [await newThread(ann), await newThread(ann)]
       await Promise.all([newMessage(ann, a1), newMessage(ann, a1), newMessage(ann, a2)])
-      await report(ann, { thread_id: a1, status: "completed", input_tokens: 10, output_tokens: 5 })
-      await report(ann, { thread_id: a1, status: "error", error: "boom", input_tokens: 20, output_tokens: 7 })
+      await report(ann, { thread_id: a1, status: "completed", input_tokens: 10, output_tokens: 5, cost_usd: 0.25 })
+      await report(ann, {
+        thread_id: a1,
+        status: "error",
+        error: "boom",
+        input_tokens: 20,
+        output_tokens: 7,
+        cost_usd: 0.5
+      })
       // A retried report counts once.
       for (let i = 0; i < 2; i++) {
         const reply = await ann("POST", "/runs", {
-          body: { thread_id: a2, status: "incomplete" },
+          body: { thread_id: a2, status: "incomplete", cost_usd: 0.0625 },
           headers: { "idempotency-key": "once" }
         })
         expect(reply.status).toBe(201)
@@ -471,7 +482,7 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
       const b1 = await newThread(benClient)
       await newMessage(benClient, b1)
       await newMessage(benClient, b1)
-      await report(benClient, { thread_id: b1, status: "error", input_tokens: 300, output_tokens: 1 })
+      await report(benClient, { thread_id: b1, status: "error", input_tokens: 300, output_tokens: 1, cost_usd: 1.125 })
       expect(
         (
           await benClient("POST", "/events", {
@@ -486,7 +497,13 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
       // The test user: left out.
       const t1 = await newThread(tester)
       await newMessage(tester, t1)
-      await report(tester, { thread_id: t1, status: "error", input_tokens: 1000, output_tokens: 2000 })
+      await report(tester, {
+        thread_id: t1,
+        status: "error",
+        input_tokens: 1000,
+        output_tokens: 2000,
+        cost_usd: 100
+      })
       expect((await titleFor(tester, t1)).status).toBe(200)
       expect(
         (
@@ -496,8 +513,12 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
         ).body.accepted
       ).toBe(3)
       // Refused writes count nothing.
-      expectError(await ann("POST", "/runs", { body: { thread_id: a1, status: "nope" } }), 400)
-      expectError(await ann("POST", "/runs", { body: { thread_id: "thread_nope", status: "completed" } }), 404)
+      expectError(await ann("POST", "/runs", { body: { thread_id: a1, status: "nope", cost_usd: 7 } }), 400)
+      expectError(await ann("POST", "/runs", { body: { thread_id: a1, status: "completed", cost_usd: -7 } }), 400)
+      expectError(
+        await ann("POST", "/runs", { body: { thread_id: "thread_nope", status: "completed", cost_usd: 7 } }),
+        404
+      )
       expectError(await ann("POST", "/threads", { body: {} }), 400)
     })
 

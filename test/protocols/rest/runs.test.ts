@@ -9,6 +9,7 @@ import { asAnonymous, asJwtUser, asProject, expectError, inBatches, newThread, r
 
 const x = (n: number) => "x".repeat(n)
 const TRACE = "0123456789abcdef0123456789abcdef"
+const SPAN = "0123456789abcdef"
 const tags = (count: number, length: number) =>
   Array.from({ length: count }, (_, i) => `${String(i).padStart(2, "0")}${x(length - 2)}`)
 /** `{"a":"xx…"}` of exactly `bytes` bytes serialized. */
@@ -159,8 +160,52 @@ const LIMITS: ReadonlyArray<LimitCase> = [
   {
     name: "unknown field at top level",
     inside: { provider: "openai" },
-    outside: { provider: "openai", cost_usd: 1 },
+    outside: { provider: "openai", temperature: 0.7 },
+    path: "temperature"
+  },
+  {
+    name: "cost_usd: 0 to 1,000,000",
+    inside: { cost_usd: 1_000_000 },
+    outside: { cost_usd: 1_000_000.01 },
     path: "cost_usd"
+  },
+  { name: "cost_usd: not negative", inside: { cost_usd: 0 }, outside: { cost_usd: -0.01 }, path: "cost_usd" },
+  { name: "cost_usd: a number", inside: { cost_usd: 0.0042 }, outside: { cost_usd: "0.0042" }, path: "cost_usd" },
+  {
+    name: "cost_details 16 KB",
+    inside: { cost_details: objectOfBytes(16 * 1024) },
+    outside: { cost_details: objectOfBytes(16 * 1024 + 1) },
+    path: "cost_details"
+  },
+  {
+    name: "cost_details: an object",
+    inside: { cost_details: { input_usd: 0.001, by_tool: { search: 0.002 } } },
+    outside: { cost_details: [0.001] },
+    path: "cost_details"
+  },
+  {
+    name: "root_span_id: 16 lowercase hex",
+    inside: { root_span_id: SPAN },
+    outside: { root_span_id: SPAN.toUpperCase() },
+    path: "root_span_id"
+  },
+  {
+    name: "root_span_id: 17 digits",
+    inside: { root_span_id: SPAN },
+    outside: { root_span_id: `${SPAN}0` },
+    path: "root_span_id"
+  },
+  {
+    name: "user_message_id: an id of 1 to 48 characters",
+    inside: { user_message_id: x(48) },
+    outside: { user_message_id: x(49) },
+    path: "user_message_id"
+  },
+  {
+    name: "user_message_id: not empty",
+    inside: { user_message_id: "msg_1" },
+    outside: { user_message_id: "" },
+    path: "user_message_id"
   },
   {
     name: "unknown field in a step",
@@ -229,6 +274,10 @@ describe.each(stores)("run reports ($name)", (storeUnderTest) => {
       environment: "production",
       release: "1.2.3",
       trace_id: TRACE,
+      root_span_id: SPAN,
+      user_message_id: "msg_user_1",
+      cost_usd: 0.00123,
+      cost_details: { input_usd: 0.0003, output_usd: 0.00093, currency_note: "list prices" },
       attributes: { plan: "pro", nested: { n: 1 } },
       metadata: { source: "test" },
       output_text: "Hello",
@@ -254,6 +303,29 @@ describe.each(stores)("run reports ($name)", (storeUnderTest) => {
       error: null,
       tool_call_count: 1
     })
+  })
+
+  it("cost_usd, root_span_id and user_message_id are in the list too (cost_details only in full); null when not reported", async () => {
+    const costly = await report(alice, {
+      thread_id: thread,
+      status: "completed",
+      model_id: "cost-list",
+      cost_usd: 0.5,
+      cost_details: { output_usd: 0.5 },
+      root_span_id: SPAN,
+      user_message_id: "msg_asked"
+    })
+    const plain = await report(alice, { thread_id: thread, status: "completed", model_id: "cost-list" })
+    expect([costly.status, plain.status]).toEqual([201, 201])
+    const listed = await read("/runs?model_id=cost-list")
+    expect(listed.status, listed.text).toBe(200)
+    expect(listed.body.runs).toMatchObject([
+      { id: plain.body.run_id, cost_usd: null, root_span_id: null, user_message_id: null },
+      { id: costly.body.run_id, cost_usd: 0.5, root_span_id: SPAN, user_message_id: "msg_asked" }
+    ])
+    for (const run of listed.body.runs) expect(run).not.toHaveProperty("cost_details")
+    const full = await read(`/runs/${plain.body.run_id}`)
+    expect(full.body).toMatchObject({ cost_usd: null, cost_details: null, root_span_id: null, user_message_id: null })
   })
 
   it("JWT and anonymous callers report runs for threads of their own workspace", async () => {
