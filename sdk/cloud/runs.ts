@@ -1,6 +1,6 @@
 import type { RunStreamRequest } from "../../schema/Title.js"
 import { CloudResponseError } from "../core/errors.js"
-import type { Transport } from "../core/request.js"
+import { discard, type Transport } from "../core/request.js"
 import type { CloudRunReport } from "./misc.js"
 import { idOf } from "./shapes.js"
 
@@ -35,7 +35,7 @@ export const makeRuns = (transport: Transport) => ({
     const response = await transport.raw("/runs/stream", { method: "POST", body, headers: { Accept: "text/plain" } })
     const type = response.headers.get("content-type") ?? ""
     if (response.body === null || !type.toLowerCase().startsWith("text/plain")) {
-      await response.body?.cancel()
+      discard(response)
       throw CloudResponseError.field("run stream", "a text/plain body")
     }
     return textDeltas(response.body)

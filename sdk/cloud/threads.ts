@@ -7,10 +7,13 @@ import { type CloudMessage, type CloudThread, idOf, listOf, messageOf, threadOf 
 
 type Encoded<S extends { readonly Encoded: unknown }> = S["Encoded"]
 
+/** Each field optional, and undefined allowed: the query skips an undefined value (client-behaviour.md "Requests"). */
+type Loose<A> = { readonly [K in keyof A]?: A[K] | undefined }
+
 /** Query of the thread lists: is_archived, limit, after. */
-export type ThreadListParams = Partial<ThreadListQuery>
+export type ThreadListParams = Loose<ThreadListQuery>
 /** Query of the message lists: format, limit, after. */
-export type MessageListParams = Partial<MessageListQuery>
+export type MessageListParams = Loose<MessageListQuery>
 
 /** `last_message_at` is a Date here, sent as an ISO string. */
 export type CreateThreadBody = Omit<CreateThread, "last_message_at"> & { readonly last_message_at: Date }
@@ -52,7 +55,7 @@ export const makeMessages = (transport: Transport) => ({
       .json(`/threads/${seg(threadId)}/messages`, { method: "POST", body })
       .then((answer) => ({ message_id: idOf(answer, "message_id") })),
   update: async (threadId: string, messageId: string, body: { readonly content: CreateMessageBody["content"] }) => {
-    await transport.json(`/threads/${seg(threadId)}/messages/${seg(messageId)}`, { method: "PUT", body })
+    await transport.noContent(`/threads/${seg(threadId)}/messages/${seg(messageId)}`, { method: "PUT", body })
   },
   /** Deletes up to 200 messages of a thread and their descendants. */
   delete: (threadId: string, body: DeleteMessagesBody): Promise<{ deleted: number }> =>
@@ -85,7 +88,7 @@ export const makeThreads = (transport: Transport) => ({
       .json("/threads", { method: "POST", body: withIsoDates(body) })
       .then((answer) => ({ thread_id: idOf(answer, "thread_id") })),
   update: async (threadId: string, body: UpdateThreadBody): Promise<void> => {
-    await transport.json(`/threads/${seg(threadId)}`, { method: "PUT", body: withIsoDates(body) })
+    await transport.noContent(`/threads/${seg(threadId)}`, { method: "PUT", body: withIsoDates(body) })
   },
   /** Moves the anonymous user's threads behind `refresh_token` to the caller. */
   claim: (body: (typeof ClaimRequest)["Encoded"]): Promise<{ moved: number }> =>
@@ -93,7 +96,7 @@ export const makeThreads = (transport: Transport) => ({
       .json("/threads/claim", { method: "POST", body })
       .then((answer) => ({ moved: check.integer(check.object(answer, "body").moved, "moved") })),
   delete: async (threadId: string): Promise<void> => {
-    await transport.json(`/threads/${seg(threadId)}`, { method: "DELETE" })
+    await transport.noContent(`/threads/${seg(threadId)}`, { method: "DELETE" })
   },
   messages: makeMessages(transport)
 })

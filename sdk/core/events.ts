@@ -1,6 +1,6 @@
 import type { EngagementEvent } from "../../schema/Event.js"
 import { Limits } from "../../schema/Limits.js"
-import type { Transport } from "./request.js"
+import { discard, type Transport } from "./request.js"
 import type { ResolvedTelemetry } from "./telemetry.js"
 
 /** What `events.track` takes: a kind and the ids and figures it is about. */
@@ -100,10 +100,9 @@ export class EventBuffer {
     try {
       while (this.#buffer.length > 0) {
         const batch = this.#buffer.splice(0, Limits.event.batchMax)
-        await this.transport.raw("/events", { method: "POST", body: { events: batch }, keepalive: true }).then(
-          (response) => response.body?.cancel(),
-          () => undefined
-        )
+        await this.transport
+          .raw("/events", { method: "POST", body: { events: batch }, keepalive: true })
+          .then(discard, () => undefined)
       }
     } finally {
       this.#sending = false

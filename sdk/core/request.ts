@@ -92,11 +92,29 @@ export class Transport {
     return response
   }
 
+  /**
+   * A call that returns no data (thread update and delete, message update):
+   * whatever the successful answer carries is left unread, since such methods
+   * raise only CloudAPIError (spec part 7).
+   */
+  async noContent(path: string, init: CallInit = {}): Promise<void> {
+    discard(await this.raw(path, init))
+  }
+
   /** The parsed JSON answer; undefined for a 204, `content-length: 0` or a blank body. */
   async json(path: string, init: CallInit = {}): Promise<unknown> {
     const response = await this.raw(path, init)
     return readJson(response)
   }
+}
+
+/**
+ * Lets go of an answer's body without reading it. The cancel is not awaited:
+ * on a teed body (a fetch wrapper that cloned the answer) it settles only once
+ * the other branch is read or cancelled too, which may be never.
+ */
+export const discard = (response: Response): void => {
+  response.body?.cancel().catch(() => undefined)
 }
 
 export const readJson = async (response: Response): Promise<unknown> => {
