@@ -37,7 +37,10 @@ const MIGRATIONS = [
   "workspace_claims",
   "message_order",
   "traces",
-  "search"
+  "search",
+  "message_external_ids",
+  "thread_external_ids",
+  "run_costs"
 ]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>
