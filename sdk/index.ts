@@ -40,3 +40,56 @@ export type {
   ResolvedTelemetry,
   TelemetryConfig as AssistantCloudTelemetryConfig
 } from "./core/telemetry.js"
+
+// Building blocks (issue 14). Each block's exports go right below its own line.
+// blocks: persistence
+
+export {
+  CloudMessagePersistence,
+  createFormattedPersistence,
+  type FormattedMessageItem,
+  type FormattedPersistence,
+  type MessageFormatAdapter,
+  type MessagePersistenceCloud,
+  type MessagePersistenceLike,
+  type StoredContent,
+  type StoredMessage
+} from "./blocks/persistence.js"
+
+// blocks: run reports
+export {
+  type AssistantCloudRunReportToolCall,
+  createRunReport,
+  createRunTelemetryToolCall,
+  deriveRunOutcome,
+  describeRunError,
+  extractRunTelemetryModelId,
+  normalizeRunTelemetryUsage,
+  type RunMessageTelemetry,
+  type RunReportCostDetails,
+  type RunReportInit,
+  type RunReportOutcome,
+  type RunReportStepInit,
+  type RunTelemetryToolCallInit,
+  type RunTelemetryUsage,
+  type RunTelemetryUsageInit,
+  truncateRunTelemetryText
+} from "./blocks/runReport.js"
+export { CloudRunReporter, type CloudRunReportInit } from "./blocks/runReporter.js"
+
+// blocks: engagement
+
+export type { EngagementEventIds, EngagementIdResolver } from "./blocks/engagement.js"
+export { CloudEngagementReporter } from "./blocks/engagement.js"
+
+// blocks: sampling
+
+export type {
+  McpSamplingHandler,
+  McpSamplingRequest,
+  McpSamplingResponse,
+  McpSamplingUsage,
+  SamplingCallData,
+  SamplingCollector
+} from "./blocks/sampling.js"
+export { createSamplingCollector, wrapSamplingHandler } from "./blocks/sampling.js"
