@@ -1,11 +1,11 @@
 import { AnonymousAuth, normalizeBaseUrl } from "./anonymous.js"
 import { ApiKeyAuth, JwtAuth } from "./auth.js"
+import { DEFAULT_BACKEND_URL } from "./defaults.js"
 import { type Fetch, globalFetch, Transport } from "./request.js"
 import { SdkRegistry } from "./sdkHeader.js"
 import { type ResolvedTelemetry, resolveTelemetry, type TelemetryConfig } from "./telemetry.js"
 
-/** Where the API key mode goes without a baseUrl: the gateway's default address (PORT 8787). */
-export const DEFAULT_BACKEND_URL = "http://localhost:8787"
+export { DEFAULT_BACKEND_URL }
 
 export const INVALID_CONFIGURATION = "Invalid configuration: Must provide authToken, apiKey, or anonymous configuration"
 

@@ -34,6 +34,16 @@ const node = async (script: string, env: Record<string, string> = {}) =>
 
 const sdkVersion = (JSON.parse(fs.readFileSync(path.join(sdk, "package.json"), "utf8")) as { version: string }).version
 
+/** The optional OpenTelemetry peers `svc-client/telemetry` imports, at the versions the repository has installed. */
+const telemetryPeers = [
+  "@opentelemetry/api",
+  "@opentelemetry/sdk-trace-base",
+  "@opentelemetry/exporter-trace-otlp-http"
+].map(
+  (name) =>
+    `${name}@${(JSON.parse(fs.readFileSync(path.join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version}`
+)
+
 describe("the svc-client package", () => {
   const gateway = useGateway(pglite)
   let tarball = ""
@@ -50,7 +60,8 @@ describe("the svc-client package", () => {
       path.join(consumer, "package.json"),
       JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" })
     )
-    npm(["install", "--prefer-offline", "--no-audit", "--no-fund", tarball], consumer)
+    // An app using ./telemetry installs its optional peers beside the package.
+    npm(["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, ...telemetryPeers], consumer)
   }, 180_000)
 
   it("packs the built entries, their types and the README, and no sources", () => {
@@ -91,7 +102,10 @@ describe("the svc-client package", () => {
       console.log(JSON.stringify({
         main: Object.keys(main).sort(),
         effect: Object.keys(fx).sort(),
-        subpaths: [typeof aiSdk, typeof telemetry],
+        aiSdk: Object.keys(aiSdk).sort(),
+        telemetry: Object.keys(telemetry).sort(),
+        stockExporter: telemetry.createAssistantCloudTraceExporter({ apiKey: "sk_x", baseUrl: process.env.BASE })
+          instanceof (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter,
         ids: listed.threads.map((thread) => thread.id),
         created: thread_id,
         sameErrorClass: failure instanceof fx.CloudAPIError && failure instanceof main.CloudAPIError,
@@ -101,17 +115,42 @@ describe("the svc-client package", () => {
       { KEY: project.api_key, BASE: gateway.current.baseUrl }
     )
     const result = JSON.parse(out.trim().split("\n").at(-1) ?? "{}")
+    // Exactly the values of client-behaviour.md "Exports of the main entry".
     expect(result.main).toEqual(
-      expect.arrayContaining([
+      [
         "AssistantCloud",
         "CloudAPIError",
         "CloudResponseError",
+        "CloudRunReporter",
+        "CloudEngagementReporter",
+        "CloudMessagePersistence",
+        "createFormattedPersistence",
+        "createRunReport",
+        "createRunTelemetryToolCall",
+        "deriveRunOutcome",
+        "describeRunError",
+        "extractRunTelemetryModelId",
+        "normalizeRunTelemetryUsage",
+        "truncateRunTelemetryText",
         "generateThreadTitle",
-        "readAnonymousRefreshToken"
-      ])
+        "readAnonymousRefreshToken",
+        "wrapSamplingHandler",
+        "createSamplingCollector"
+      ].sort()
     )
     expect(result.effect).toEqual(expect.arrayContaining(["SvcClient", "SvcClientConfig", "CloudAPIError"]))
-    expect(result.subpaths).toEqual(["object", "object"])
+    // Loads in a consumer without `ai` installed: the entry uses it for types only.
+    expect(result.aiSdk).toEqual(["aiSDKV6FormatAdapter", "extractAISDKRunTelemetry"])
+    expect(result.telemetry).toEqual([
+      "assistantCloudTraceExportOptions",
+      "assistantCloudTraceMetadata",
+      "createAssistantCloudSpanProcessor",
+      "createAssistantCloudTraceExporter",
+      "isAssistantCloudSpan",
+      "withAssistantCloudTraceMetadata"
+    ])
+    // The peer is the app's own copy, not one bundled into the entry.
+    expect(result.stockExporter).toBe(true)
     expect(result.ids).toEqual([result.created])
     expect(result.sameErrorClass).toBe(true)
     expect(result.status).toBe(404)
@@ -174,7 +213,16 @@ describe("the svc-client package", () => {
       `
       import { AssistantCloud, CloudAPIError, type CloudThread } from "svc-client"
       import { SvcClient } from "svc-client/effect"
+      import { createAssistantCloudSpanProcessor, createAssistantCloudTraceExporter, withAssistantCloudTraceMetadata } from "svc-client/telemetry"
+      import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base"
       import * as Effect from "effect/Effect"
+      export const provider = new BasicTracerProvider({
+        spanProcessors: [createAssistantCloudSpanProcessor(createAssistantCloudTraceExporter({ apiKey: "sk_x" }), { filter: (span) => span.name !== "x" })]
+      })
+      export const metadata: (options: { part: { type: "start" | "finish" } }) => Record<string, unknown> | undefined =
+        withAssistantCloudTraceMetadata(({ part }) => ({ kind: part.type }))
+      // @ts-expect-error the API key is required
+      createAssistantCloudTraceExporter({ baseUrl: "https://example.test" })
       const cloud = new AssistantCloud({ baseUrl: "https://example.test/p/x", anonymous: true })
       export const title = async (id: string): Promise<string> => (await cloud.threads.get(id)).title
       export const when = async (id: string): Promise<Date> => (await cloud.threads.get(id)).created_at
