@@ -41,10 +41,9 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { stores } from "../layers.js"
 import {
-  anonymousConfig,
   apiKeyConfig,
+  clientsByMode,
   eventually,
-  jwtConfig,
   MODES,
   type Mode,
   makeFixture,
@@ -213,16 +212,13 @@ const TURN_2: ReadonlyArray<StepScript> = [
 for (const store of stores)
   describe(`svc-client/ai-sdk: AI SDK messages stored and reported on a real gateway (${store.name})`, () => {
     const { handle, errors } = useSdkGateway(store)
-    const clouds = {} as Record<Mode, AssistantCloud>
+    let clouds: Record<Mode, AssistantCloud>
     /** The project read API (API key). */
     let reader: AssistantCloud
 
     beforeAll(async () => {
       const fixture = await makeFixture(handle.current, "sdk-ai-sdk")
-      clouds.apiKey = new AssistantCloud(apiKeyConfig(fixture, "alice", "ws-a"))
-      const minter = new AssistantCloud(apiKeyConfig(fixture, "jen", "ws-j"))
-      clouds.jwt = new AssistantCloud(jwtConfig(fixture, async () => (await minter.auth.tokens.create()).token))
-      clouds.anonymous = new AssistantCloud(anonymousConfig(fixture))
+      clouds = clientsByMode(fixture)
       reader = new AssistantCloud(apiKeyConfig(fixture, "reader", "ws-r"))
     })
 

@@ -11,12 +11,10 @@ import { AssistantCloud, CloudEngagementReporter, type EngagementIdResolver } fr
 import { beforeAll, describe, expect, it } from "vitest"
 import { stores } from "../layers.js"
 import {
-  anonymousConfig,
-  apiKeyConfig,
+  clientsByMode,
   content,
   eventsOf,
   eventually,
-  jwtConfig,
   MODES,
   type Mode,
   makeFixture,
@@ -92,17 +90,14 @@ for (const store of stores)
   describe(`CloudEngagementReporter on a real gateway (${store.name})`, () => {
     const { handle, errors } = useSdkGateway(store)
     let projectId: string
-    const clouds = {} as Record<Mode, AssistantCloud>
+    let clouds: Record<Mode, AssistantCloud>
     /** Reads the project (usage) with the API key. */
     let reader: AssistantCloud
 
     beforeAll(async () => {
       const fixture = await makeFixture(handle.current, "sdk-engagement")
       projectId = fixture.projectId
-      clouds.apiKey = new AssistantCloud(apiKeyConfig(fixture, "alice", "ws-a"))
-      const minter = new AssistantCloud(apiKeyConfig(fixture, "jen", "ws-j"))
-      clouds.jwt = new AssistantCloud(jwtConfig(fixture, async () => (await minter.auth.tokens.create()).token))
-      clouds.anonymous = new AssistantCloud(anonymousConfig(fixture))
+      clouds = clientsByMode(fixture)
       reader = clouds.apiKey
     })
 

@@ -16,16 +16,7 @@ import {
 } from "svc-client"
 import { beforeAll, describe, expect, it, vi } from "vitest"
 import { stores } from "../layers.js"
-import {
-  anonymousConfig,
-  apiKeyConfig,
-  idsOf,
-  jwtConfig,
-  MODES,
-  type Mode,
-  makeFixture,
-  useSdkGateway
-} from "./gateway-helpers.js"
+import { clientsByMode, idsOf, MODES, type Mode, makeFixture, useSdkGateway } from "./gateway-helpers.js"
 
 /** A chat message of the test app; stored as JSON `{ role, text }` in the format "test-json/v1". */
 interface ChatMessage {
@@ -59,20 +50,12 @@ const recording = <C extends AssistantCloudConfig>(config: C, urls: Array<string
 for (const store of stores)
   describe(`persistence blocks on a real gateway (${store.name})`, () => {
     const { handle, errors } = useSdkGateway(store)
-    const clouds = {} as Record<Mode, AssistantCloud>
+    let clouds: Record<Mode, AssistantCloud>
     const urls: Array<string> = []
 
     beforeAll(async () => {
       const fixture = await makeFixture(handle.current, "sdk-persistence")
-      clouds.apiKey = new AssistantCloud(recording(apiKeyConfig(fixture, "alice", "ws-a"), urls))
-      const minter = new AssistantCloud(apiKeyConfig(fixture, "jen", "ws-j"))
-      clouds.jwt = new AssistantCloud(
-        recording(
-          jwtConfig(fixture, async () => (await minter.auth.tokens.create()).token),
-          urls
-        )
-      )
-      clouds.anonymous = new AssistantCloud(recording(anonymousConfig(fixture), urls))
+      clouds = clientsByMode(fixture, (config) => recording(config, urls))
     })
 
     describe.each(MODES)("%s mode", (mode) => {

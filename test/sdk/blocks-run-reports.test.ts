@@ -21,10 +21,9 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { Limits } from "../../schema/Limits.js"
 import { stores } from "../layers.js"
 import {
-  anonymousConfig,
   apiError,
   apiKeyConfig,
-  jwtConfig,
+  clientsByMode,
   MODES,
   type Mode,
   makeFixture,
@@ -108,7 +107,7 @@ const chatRun = (threadId: string, mode: Mode): RunReportInit => {
 for (const store of stores)
   describe(`run reports on a real gateway (${store.name})`, () => {
     const { handle } = useSdkGateway(store)
-    const clouds = {} as Record<Mode, AssistantCloud>
+    let clouds: Record<Mode, AssistantCloud>
     /** Reads the project's runs with the API key. */
     let reader: AssistantCloud
     let fixture: Awaited<ReturnType<typeof makeFixture>>
@@ -116,13 +115,7 @@ for (const store of stores)
     beforeAll(async () => {
       fixture = await makeFixture(handle.current, "sdk-run-reports")
       const telemetry = { environment: "production", release: "2.4.0", tags: [" chat ", "chat", "beta", ""] }
-      clouds.apiKey = new AssistantCloud({ ...apiKeyConfig(fixture, "alice", "ws-runs"), telemetry })
-      const minter = new AssistantCloud(apiKeyConfig(fixture, "jen", "ws-runs-j"))
-      clouds.jwt = new AssistantCloud({
-        ...jwtConfig(fixture, async () => (await minter.auth.tokens.create()).token),
-        telemetry
-      })
-      clouds.anonymous = new AssistantCloud({ ...anonymousConfig(fixture), telemetry })
+      clouds = clientsByMode(fixture, (config) => ({ ...config, telemetry }), { apiKey: "ws-runs", jwt: "ws-runs-j" })
       reader = new AssistantCloud(apiKeyConfig(fixture, "reader", "ws-reader"))
     })
 

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type AssistantCloudConfig, CloudAPIError } from "svc-client"
+import { AssistantCloud, type AssistantCloudConfig, CloudAPIError } from "svc-client"
 import { afterAll, expect } from "vitest"
 import { createProject, type Gateway, type StoreUnderTest, useGateway } from "../layers.js"
 import { exportOf, jsonSpan, postJson, traceIdOf } from "../protocols/traces/otlp.js"
@@ -89,6 +89,24 @@ export const jwtConfig = (fixture: Omit<Fixture, "traceId">, mint: () => Promise
 /** The anonymous arm on the frontend URL (a trailing slash, which the client removes). */
 export const anonymousConfig = (fixture: Omit<Fixture, "traceId">) =>
   ({ baseUrl: `${fixture.frontend}/`, anonymous: true }) satisfies AssistantCloudConfig
+
+/**
+ * A client per mode on `fixture`: alice with the API key, jen's JWTs (minted
+ * with the API key), an anonymous session; `extend` adds to each
+ * configuration (telemetry, a recording fetch).
+ */
+export const clientsByMode = (
+  fixture: Omit<Fixture, "traceId">,
+  extend: (config: AssistantCloudConfig) => AssistantCloudConfig = (config) => config,
+  workspaces: { readonly apiKey: string; readonly jwt: string } = { apiKey: "ws-a", jwt: "ws-j" }
+): Record<Mode, AssistantCloud> => {
+  const minter = new AssistantCloud(apiKeyConfig(fixture, "jen", workspaces.jwt))
+  return {
+    apiKey: new AssistantCloud(extend(apiKeyConfig(fixture, "alice", workspaces.apiKey))),
+    jwt: new AssistantCloud(extend(jwtConfig(fixture, async () => (await minter.auth.tokens.create()).token))),
+    anonymous: new AssistantCloud(extend(anonymousConfig(fixture)))
+  }
+}
 
 /** An attachment URL the gateway signed for PUBLIC_URL, on the test's own port. */
 export const localUrl = (gateway: Gateway, url: string): string => {

@@ -14,6 +14,7 @@ import {
   anonymousConfig,
   apiError,
   apiKeyConfig,
+  clientsByMode,
   content,
   exportTrace,
   type Fixture,
@@ -35,7 +36,7 @@ for (const store of stores)
   describe(`svc-client promise entry: project reads, tokens, claim (${store.name})`, () => {
     const { handle, errors } = useSdkGateway(store)
     let fixture: Fixture
-    const clouds = {} as Record<Mode, AssistantCloud>
+    let clouds: Record<Mode, AssistantCloud>
     /** Per mode: a thread (its title and message say "Lisbon"), its message, a run and a score. */
     const seeds = {} as Record<Mode, { threadId: string; messageId: string; runId: string; workspace: string }>
     /** The thread the exported trace's model-call span names. */
@@ -43,10 +44,7 @@ for (const store of stores)
 
     beforeAll(async () => {
       const base = await makeFixture(handle.current, "sdk-promise-project")
-      clouds.apiKey = new AssistantCloud(apiKeyConfig(base, "alice", "ws-a"))
-      const minter = new AssistantCloud(apiKeyConfig(base, "jen", "ws-j"))
-      clouds.jwt = new AssistantCloud(jwtConfig(base, async () => (await minter.auth.tokens.create()).token))
-      clouds.anonymous = new AssistantCloud(anonymousConfig(base))
+      clouds = clientsByMode(base)
       for (const mode of MODES) {
         const cloud = clouds[mode]
         const { thread_id } = await cloud.threads.create({ last_message_at: new Date(), title: `Lisbon ${mode}` })

@@ -13,16 +13,14 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { SDK_NAME, SDK_VERSION } from "../../sdk/core/version.js"
 import { stores } from "../layers.js"
 import {
-  anonymousConfig,
   apiError,
-  apiKeyConfig,
+  clientsByMode,
   content,
   eventsOf,
   eventually,
   expectSdkClients,
   getText,
   idsOf,
-  jwtConfig,
   MODES,
   type Mode,
   makeFixture,
@@ -38,7 +36,7 @@ for (const store of stores)
   describe(`svc-client promise entry on a real gateway (${store.name})`, () => {
     const { handle, errors } = useSdkGateway(store)
     let projectId: string
-    const clouds = {} as Record<Mode, AssistantCloud>
+    let clouds: Record<Mode, AssistantCloud>
     /** The workspace each mode acts in (the anonymous user's own id, learnt from its first thread). */
     const workspaces = { apiKey: "ws-a", jwt: "ws-j", anonymous: "" } as Record<Mode, string>
     /** Reads the project (usage) with the API key. */
@@ -47,10 +45,7 @@ for (const store of stores)
     beforeAll(async () => {
       const fixture = await makeFixture(handle.current, "sdk-promise")
       projectId = fixture.projectId
-      clouds.apiKey = new AssistantCloud(apiKeyConfig(fixture, "alice", "ws-a"))
-      const minter = new AssistantCloud(apiKeyConfig(fixture, "jen", "ws-j"))
-      clouds.jwt = new AssistantCloud(jwtConfig(fixture, async () => (await minter.auth.tokens.create()).token))
-      clouds.anonymous = new AssistantCloud(anonymousConfig(fixture))
+      clouds = clientsByMode(fixture)
       reader = clouds.apiKey
     })
 
