@@ -9,6 +9,7 @@ import * as Layer from "effect/Layer"
 import { HttpLive } from "../protocols/Http.js"
 import { NodeServerLive } from "../protocols/NodeServer.js"
 import { BootstrapLive } from "../src/Bootstrap.js"
+import { SettingsPlaneLive } from "../src/jobs/Live.js"
 import { ServicesLive } from "../src/Layers.js"
 import * as Database from "../src/storage/Database.js"
 import { TracingLive } from "../src/Tracing.js"
@@ -18,6 +19,7 @@ export const gatewayLayer = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =
   HttpLive.pipe(
     Layer.provideMerge(NodeServerLive),
     Layer.provide(BootstrapLive),
+    Layer.provideMerge(SettingsPlaneLive),
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(database),
     Layer.provide(TracingLive)

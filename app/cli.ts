@@ -13,19 +13,13 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import { runCli } from "../protocols/cli/Cli.js"
 import { ExitCode, storeUnavailable } from "../protocols/cli/Failure.js"
-import { Issuers } from "../src/auth/Issuers.js"
-import { Origins } from "../src/Origins.js"
-import { ProjectAdmin } from "../src/ProjectAdmin.js"
 import * as Database from "../src/storage/Database.js"
+import { cliServices } from "./cliServices.js"
 
 /** Whatever stops the store from opening (unreachable, locked, settings invalid) is reported as such: exit 4. */
 const store = Database.layer.pipe(Layer.catchAllCause((cause) => Layer.fail(storeUnavailable(cause))))
 
-const on = <A, E, R>(service: Layer.Layer<A, E, R>) => service.pipe(Layer.provide(store))
-
-runCli({ projects: on(ProjectAdmin.Default), origins: on(Origins.Default), issuers: on(Issuers.Default) })(
-  process.argv
-).pipe(
+runCli(cliServices(store))(process.argv).pipe(
   Effect.provide(NodeContext.layer),
   Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)),
   NodeRuntime.runMain({

@@ -21,19 +21,24 @@ import { METRICS_PATH, MetricsConfig, makeMetrics, metricsRoute } from "./Metric
 import { McpRoutes } from "./mcp/Routes.js"
 import { TraceRoutes } from "./otlp/Routes.js"
 import { AdminLive } from "./rest/Admin.js"
+import { AlertsLive } from "./rest/Alerts.js"
 import { AdminAuthLive, AuthenticatedLive, ProjectApiKeyLive } from "./rest/Auth.js"
 import { AuthTokensLive } from "./rest/AuthTokens.js"
+import { ErasureLive } from "./rest/Erasure.js"
+import { EvaluatorsLive } from "./rest/Evaluators.js"
 import { EventsLive } from "./rest/Events.js"
 import { FilesLive } from "./rest/Files.js"
 import { gatewayMiddleware } from "./rest/Gateway.js"
 import { MessagesLive } from "./rest/Messages.js"
 import { ProjectReadLive } from "./rest/ProjectRead.js"
-import { makeRouteTable, type RouteTable } from "./rest/RouteTable.js"
+import { MAX_PARAM_LENGTH, makeRouteTable, type RouteTable } from "./rest/RouteTable.js"
 import { RunsLive } from "./rest/Runs.js"
 import { ScoresLive } from "./rest/Scores.js"
 import { ClaimLive, SessionsLive } from "./rest/Sessions.js"
+import { SettingsLive } from "./rest/Settings.js"
 import { ThreadsLive } from "./rest/Threads.js"
 import { TitlesLive } from "./rest/Titles.js"
+import { WebhooksLive } from "./rest/Webhooks.js"
 
 export const OPENAPI_PATH = "/v1/openapi.json"
 
@@ -48,7 +53,12 @@ const ApiRoutes = HttpLayerRouter.addHttpApi(Api, { openapiPath: OPENAPI_PATH })
     RunsLive,
     ScoresLive,
     EventsLive,
-    ProjectReadLive
+    ProjectReadLive,
+    SettingsLive,
+    ErasureLive,
+    EvaluatorsLive,
+    WebhooksLive,
+    AlertsLive
   ]),
   Layer.provide(TitlesLive),
   Layer.provide(FilesLive),
@@ -115,7 +125,11 @@ export const HttpLive = Layer.unwrapEffect(
       metrics
     })
     return HttpMiddleware.withTracerDisabledWhen(
-      HttpLayerRouter.serve(routes, { disableLogger: true, middleware }),
+      HttpLayerRouter.serve(routes, {
+        disableLogger: true,
+        middleware,
+        routerConfig: { maxParamLength: MAX_PARAM_LENGTH }
+      }),
       () => true
     )
   })

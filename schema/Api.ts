@@ -1,7 +1,10 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { AdminGroup } from "./Api/Admin.js"
+import { AlertsGroup } from "./Api/Alerts.js"
 import { AuthGroup } from "./Api/Auth.js"
+import { ErasureGroup } from "./Api/Erasure.js"
+import { EvaluatorsGroup } from "./Api/Evaluators.js"
 import { EventsGroup } from "./Api/Events.js"
 import { FilesGroup } from "./Api/Files.js"
 import { MessagesGroup } from "./Api/Messages.js"
@@ -10,8 +13,10 @@ import { ProjectsGroup } from "./Api/Projects.js"
 import { RunsGroup } from "./Api/Runs.js"
 import { ScoresGroup } from "./Api/Scores.js"
 import { ClaimGroup, SessionsGroup } from "./Api/Sessions.js"
+import { SettingsGroup } from "./Api/Settings.js"
 import { ThreadsGroup } from "./Api/Threads.js"
 import { TitlesGroup } from "./Api/Titles.js"
+import { WebhooksGroup } from "./Api/Webhooks.js"
 import { Forbidden, Internal, InvalidRequest, PayloadTooLarge, Unavailable, UnsupportedMediaType } from "./Errors.js"
 
 /**
@@ -33,6 +38,11 @@ const Declared = HttpApi.make("svc")
   .add(ProjectsGroup)
   .add(TitlesGroup)
   .add(FilesGroup)
+  .add(SettingsGroup)
+  .add(ErasureGroup)
+  .add(EvaluatorsGroup)
+  .add(WebhooksGroup)
+  .add(AlertsGroup)
   .addError(InvalidRequest)
   .addError(PayloadTooLarge)
   .addError(UnsupportedMediaType)

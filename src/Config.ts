@@ -158,6 +158,35 @@ export const AppConfig = {
   /** The base of the `publicUrl` of an S3 attachment; unset: derived from the endpoint and bucket. */
   s3PublicUrl: Config.option(baseUrlSetting("S3_PUBLIC_URL")),
   /**
+   * How often this gateway looks for due jobs (src/jobs/); 0: never on its
+   * own (jobs then run only through POST /v1/admin/jobs/{job}/run).
+   */
+  jobsPollSeconds: integerIn("JOBS_POLL_SECONDS", 0, 3_600, 15, " of seconds"),
+  /** How often the retention job runs (once across every gateway on the store). */
+  retentionIntervalMinutes: integerIn("RETENTION_INTERVAL_MINUTES", 1, 1_440, 60, " of minutes"),
+  /** How long a shorter retention waits before it takes effect. */
+  retentionGraceHours: integerIn("RETENTION_GRACE_HOURS", 0, 720, 24, " of hours"),
+  /** Threads (or spans, ...) deleted per transaction by the retention job. */
+  retentionBatchSize: integerIn("RETENTION_BATCH_SIZE", 1, 10_000, 200),
+  /** Webhook destinations on private, loopback or link-local addresses are refused unless this is true. */
+  webhookAllowPrivate: Config.boolean("WEBHOOK_ALLOW_PRIVATE").pipe(Config.withDefault(false)),
+  /** An OpenAI-compatible endpoint for `model` evaluators; unset: only `rule` evaluators can be made. */
+  evaluatorModelBaseUrl: Config.option(baseUrlSetting("EVALUATOR_MODEL_BASE_URL")),
+  evaluatorModelApiKey: Config.option(secret("EVALUATOR_MODEL_API_KEY")),
+  evaluatorModel: Config.nonEmptyString("EVALUATOR_MODEL").pipe(Config.withDefault("gpt-4o-mini")),
+  /** A model call that takes longer fails (and is retried with backoff). */
+  evaluatorModelTimeoutMs: integerIn("EVALUATOR_MODEL_TIMEOUT_MS", 1, 600_000, 30_000, " of milliseconds"),
+  /** How often the evaluators job runs (once across every gateway on the store). */
+  evaluatorIntervalSeconds: integerIn("EVALUATOR_INTERVAL_SECONDS", 1, 86_400, 60, " of seconds"),
+  /** A run is evaluated once it is this old (its report and late writers are in). */
+  evaluatorRunDelaySeconds: integerIn("EVALUATOR_RUN_DELAY_SECONDS", 0, 86_400, 10, " of seconds"),
+  /** A thread is evaluated (by its last user message then) once it is this old. */
+  evaluatorThreadDelaySeconds: integerIn("EVALUATOR_THREAD_DELAY_SECONDS", 0, 604_800, 600, " of seconds"),
+  /** The first wait before a failed model evaluation is tried again (doubling each time, at most 1 hour). */
+  evaluatorRetryBaseSeconds: integerIn("EVALUATOR_RETRY_BASE_SECONDS", 1, 3_600, 30, " of seconds"),
+  /** Attempts of a model evaluation before it is recorded as failed. */
+  evaluatorMaxAttempts: integerIn("EVALUATOR_MAX_ATTEMPTS", 1, 20, 5),
+  /**
    * The service's public URL: the `iss` of the JWTs it signs. Unset: the
    * address it listens on (`http://HOST:PORT`), right only for local use.
    */

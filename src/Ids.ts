@@ -67,8 +67,15 @@ export const ulid = (now: number = Date.now()): string => {
   return encodeTime(lastTime) + encodeRandom(lastRandom)
 }
 
-export const newId = (prefix: "proj" | "key" | "thread" | "msg" | "fb" | "rt" | "run" | "score" | "evt"): string =>
-  `${prefix}_${ulid()}`
+export const newId = (
+  prefix: "proj" | "key" | "thread" | "msg" | "fb" | "rt" | "run" | "score" | "evt" | "wh"
+): string => `${prefix}_${ulid()}`
+
+/**
+ * The lowest id of `prefix` made at `ms` or later: every such id sorts at or
+ * above it, so a time-sortable primary key bounds a query by time.
+ */
+export const idFloor = (prefix: string, ms: number): string => `${prefix}_${encodeTime(Math.max(0, Math.floor(ms)))}`
 
 const DECODE = new Map([...ALPHABET].map((char, index) => [char, BigInt(index)]))
 /** Random steps of an id made after another: up to 2^40, so two of them collide with negligible chance. */

@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { Alerts } from "./Alerts.js"
 import { ApiKeys } from "./auth/ApiKeys.js"
 import { Issuers } from "./auth/Issuers.js"
 import { Sessions } from "./auth/Sessions.js"
@@ -8,6 +9,7 @@ import { SigningKeys } from "./auth/SigningKeys.js"
 import { Tokens } from "./auth/Tokens.js"
 import * as LocalBlobs from "./blobs/Local.js"
 import { AppConfig } from "./Config.js"
+import { Erasure } from "./Erasure.js"
 import { Events } from "./Events.js"
 import { Files } from "./Files.js"
 import { Messages } from "./Messages.js"
@@ -23,6 +25,7 @@ import { Threads } from "./Threads.js"
 import { Titles } from "./Titles.js"
 import { Traces } from "./Traces.js"
 import { Usage } from "./Usage.js"
+import { Webhooks } from "./Webhooks.js"
 
 /** Attachments: the S3 bucket named by S3_BUCKET, else files under BLOB_DIR served by the gateway. */
 export const BlobStoreLive = Layer.unwrapEffect(
@@ -56,5 +59,8 @@ export const ServicesLive = Layer.mergeAll(
   Events.Default,
   Titles.Default,
   Readiness.Default,
-  Files.Default.pipe(Layer.provideMerge(BlobStoreLive))
+  // The same layer the use cases depend on (memoized): one subscriptions cache per gateway.
+  Webhooks.Default,
+  Alerts.Default,
+  Layer.mergeAll(Files.Default, Erasure.Default).pipe(Layer.provideMerge(BlobStoreLive))
 )

@@ -11,6 +11,7 @@ import { type AppendOutcome, type MessageRow, MessagesRepo } from "./storage/Mes
 import { Threads } from "./Threads.js"
 import { fn } from "./Traced.js"
 import { Usage } from "./Usage.js"
+import { Webhooks } from "./Webhooks.js"
 
 /** Ids an append tries before it gives up (each one above what the thread had at the last try). */
 const APPEND_TRIES = 10
@@ -33,12 +34,13 @@ const parentRefused = (field: "parent_id" | "parent_external_id", disagree: bool
 export type MessageJson = MessageRow
 
 export class Messages extends Effect.Service<Messages>()("svc/Messages", {
-  dependencies: [MessagesRepo.Default, FeedbackRepo.Default, Threads.Default, Usage.Default],
+  dependencies: [MessagesRepo.Default, FeedbackRepo.Default, Threads.Default, Usage.Default, Webhooks.Default],
   effect: Effect.gen(function* () {
     const repo = yield* MessagesRepo
     const feedback = yield* FeedbackRepo
     const threads = yield* Threads
     const usage = yield* Usage
+    const webhooks = yield* Webhooks
 
     /** Rows with content as JSON text; the protocol writes them out without re-serializing. */
     const list = fn("Messages.list")(function* (caller: CallerShape, threadId: string, query: MessageListQuery) {
@@ -89,7 +91,12 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
             RowNotFound: ({ what }) => Effect.fail(notFound(what))
           })
         )
-      const outcome = yield* attempt(newId("msg"), APPEND_TRIES)
+      // message.created goes out with the message (the outbox); a retry that found it sends nothing.
+      const outcome = yield* webhooks.withMessageCreated(
+        caller.projectId,
+        attempt(newId("msg"), APPEND_TRIES),
+        (done) => (done._tag === "Created" ? done.id : undefined)
+      )
       if (outcome._tag === "Created") usage.record(caller.projectId, caller.userId, { messages: 1 })
       return outcome
     })
@@ -122,16 +129,31 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       input: CreateFeedback
     ) {
       yield* threads.requireVisible(caller, threadId)
-      return yield* rowNotFoundAs404(
-        feedback.upsert({
-          projectId: caller.projectId,
-          id: newId("fb"),
-          threadId,
-          messageId,
-          userId: caller.userId,
-          type: input.type,
-          comment: input.comment ?? null
-        })
+      // Every feedback given (a new one, or one that replaces the user's earlier) is a feedback.created.
+      return yield* webhooks.withEvent(
+        caller.projectId,
+        "feedback.created",
+        rowNotFoundAs404(
+          feedback.upsert({
+            projectId: caller.projectId,
+            id: newId("fb"),
+            threadId,
+            messageId,
+            userId: caller.userId,
+            type: input.type,
+            comment: input.comment ?? null
+          })
+        ),
+        (row) =>
+          Effect.succeed({
+            id: row.feedback_id,
+            thread_id: threadId,
+            message_id: messageId,
+            user_id: caller.userId,
+            workspace_id: caller.workspaceId,
+            type: row.type,
+            comment: row.comment
+          })
       )
     })
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { CallerShape } from "../schema/Api/Security.js"
 import { Conflict } from "../schema/Errors.js"
 import type { RunListQuery, RunReport } from "../schema/Run.js"
@@ -8,12 +9,14 @@ import { newId } from "./Ids.js"
 import { RunsRepo } from "./storage/RunsRepo.js"
 import { fn } from "./Traced.js"
 import { Usage } from "./Usage.js"
+import { Webhooks } from "./Webhooks.js"
 
 export class Runs extends Effect.Service<Runs>()("svc/Runs", {
-  dependencies: [RunsRepo.Default, Usage.Default],
+  dependencies: [RunsRepo.Default, Usage.Default, Webhooks.Default],
   effect: Effect.gen(function* () {
     const repo = yield* RunsRepo
     const usage = yield* Usage
+    const webhooks = yield* Webhooks
 
     /**
      * Stores a run report for a thread of the caller's workspace. With an
@@ -34,7 +37,7 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
         sampling_calls: input.sampling_calls,
         output_text: input.output_text
       }
-      const outcome = yield* rowNotFoundAs404(
+      const insert = rowNotFoundAs404(
         repo.insert(caller, {
           id: newId("run"),
           threadId: input.thread_id,
@@ -73,6 +76,12 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
                   .update(`${caller.userId}\n${JSON.stringify(input)}`)
                   .digest("base64url")
         })
+      )
+      // run.created goes out with the run (the outbox), as the project API reads it; a replay sends nothing.
+      const outcome = yield* webhooks.withEvent(caller.projectId, "run.created", insert, (written) =>
+        written._tag === "Created"
+          ? Effect.map(repo.get(caller.projectId, written.id), (run) => (Option.isSome(run) ? run.value : undefined))
+          : Effect.succeed(undefined)
       )
       switch (outcome._tag) {
         case "Created":

@@ -5,6 +5,7 @@ import { type CreateScore, ScoreCreated, type ScoreListQuery } from "../schema/S
 import { newId } from "./Ids.js"
 import { ScoresRepo } from "./storage/ScoresRepo.js"
 import { fn } from "./Traced.js"
+import { Webhooks } from "./Webhooks.js"
 
 /** The value a score stores, by data type (decisions.md §5), or the problem with it. */
 const storedValue = (input: CreateScore): { value: number | null } | { problem: string; path: string } => {
@@ -27,9 +28,10 @@ const storedValue = (input: CreateScore): { value: number | null } | { problem: 
 }
 
 export class Scores extends Effect.Service<Scores>()("svc/Scores", {
-  dependencies: [ScoresRepo.Default],
+  dependencies: [ScoresRepo.Default, Webhooks.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ScoresRepo
+    const webhooks = yield* Webhooks
 
     const create = fn("Scores.create")(function* (caller: CallerShape, input: CreateScore) {
       const checked = storedValue(input)
@@ -51,7 +53,7 @@ export class Scores extends Effect.Service<Scores>()("svc/Scores", {
         return yield* Effect.fail(invalid("the score's targets belong to different threads", "thread_id"))
       }
       const id = newId("score")
-      yield* Effect.catchTag(
+      const insert = Effect.catchTag(
         repo.insert(caller, {
           id,
           userId: caller.userId,
@@ -66,6 +68,22 @@ export class Scores extends Effect.Service<Scores>()("svc/Scores", {
         }),
         "RowNotFound",
         () => Effect.fail(notFound("score target"))
+      )
+      // score.created goes out with the score (the outbox).
+      yield* webhooks.withEvent(caller.projectId, "score.created", insert, () =>
+        Effect.succeed({
+          id,
+          name: input.name,
+          data_type: input.data_type,
+          value: checked.value,
+          string_value: input.string_value ?? null,
+          comment: input.comment ?? null,
+          thread_id: threadId,
+          message_id: input.message_id ?? null,
+          run_id: input.run_id ?? null,
+          user_id: caller.userId,
+          workspace_id: caller.workspaceId
+        })
       )
       return ScoreCreated.make({
         score_id: id,

@@ -8,12 +8,14 @@ import { newId } from "./Ids.js"
 import { type ThreadPosition, ThreadsRepo } from "./storage/ThreadsRepo.js"
 import { fn } from "./Traced.js"
 import { Usage } from "./Usage.js"
+import { Webhooks } from "./Webhooks.js"
 
 export class Threads extends Effect.Service<Threads>()("svc/Threads", {
-  dependencies: [ThreadsRepo.Default, Usage.Default],
+  dependencies: [ThreadsRepo.Default, Usage.Default, Webhooks.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ThreadsRepo
     const usage = yield* Usage
+    const webhooks = yield* Webhooks
 
     /** The position `after` names, or 400 when it names no thread of the scope. */
     const cursor = (position: Effect.Effect<Option.Option<ThreadPosition>>, scopeName: string) =>
@@ -49,10 +51,23 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
         externalId: input.external_id
       }
       const { externalId } = thread
-      const outcome =
+      const write =
         input.upsert === true && externalId !== undefined
-          ? yield* repo.insertOrFind(caller, Object.assign(thread, { externalId }))
-          : yield* Effect.as(repo.insert(caller, thread), { id: thread.id, created: true })
+          ? repo.insertOrFind(caller, Object.assign(thread, { externalId }))
+          : Effect.as(repo.insert(caller, thread), { id: thread.id, created: true })
+      // thread.created goes out with the thread (the outbox), in its wire shape.
+      const outcome = yield* webhooks.withEvent(
+        caller.projectId,
+        "thread.created",
+        write,
+        (written) =>
+          written.created
+            ? Effect.map(repo.getJsonInProject(caller.projectId, written.id), (json) =>
+                Option.isSome(json) ? (JSON.parse(json.value) as unknown) : undefined
+              )
+            : Effect.succeed(undefined),
+        caller.userId
+      )
       if (outcome.created) usage.record(caller.projectId, caller.userId, { threads: 1 })
       return outcome
     })

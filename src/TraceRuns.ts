@@ -3,9 +3,11 @@
  * once however often the span is exported, with the tool calls and steps of
  * the spans that belong to it. A tool or step span may come in a later
  * export than its model call (the GenAI conventions' tool spans start after
- * the call that asked for them): the run then takes it in.
+ * the call that asked for them): the run then takes it in. A run made here
+ * raises `run.created` like a reported one.
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { SpanConvention, SpanRole } from "../schema/Trace.js"
 import { type DerivedRun, deriveRun, toolBelongsTo } from "./GenAiSpans.js"
 import { newId } from "./Ids.js"
@@ -16,6 +18,7 @@ import { SpansRepo, type StoredSpan } from "./storage/SpansRepo.js"
 import { ThreadsRepo } from "./storage/ThreadsRepo.js"
 import { fn } from "./Traced.js"
 import { NO_USER, Usage } from "./Usage.js"
+import { Webhooks } from "./Webhooks.js"
 
 /** A span stored by this export, with what was recognised in it. */
 export interface NewPart {
@@ -44,12 +47,13 @@ const detailOf = (run: DerivedRun, span: SpanInput, convention: string | null) =
 })
 
 export class TraceRuns extends Effect.Service<TraceRuns>()("svc/TraceRuns", {
-  dependencies: [SpansRepo.Default, RunsRepo.Default, ThreadsRepo.Default, Usage.Default],
+  dependencies: [SpansRepo.Default, RunsRepo.Default, ThreadsRepo.Default, Usage.Default, Webhooks.Default],
   effect: Effect.gen(function* () {
     const spans = yield* SpansRepo
     const runs = yield* RunsRepo
     const threads = yield* ThreadsRepo
     const usage = yield* Usage
+    const webhooks = yield* Webhooks
 
     /**
      * Makes or completes the runs that the spans just stored call for: a new
@@ -118,7 +122,17 @@ export class TraceRuns extends Effect.Service<TraceRuns>()("svc/TraceRuns", {
           detail: detailOf(run, span, convention)
         }
       })
-      const created = yield* runs.upsertDerived(projectId, rows)
+      // run.created goes out with the runs (the outbox), as the project API reads them; a re-export sends nothing.
+      const created = yield* webhooks.withEvents(
+        projectId,
+        "run.created",
+        runs.upsertDerived(projectId, rows),
+        (made) =>
+          Effect.map(
+            Effect.forEach(made, (run) => runs.get(projectId, run.id)),
+            (found) => found.flatMap((run) => (Option.isSome(run) ? [run.value] : []))
+          )
+      )
       const bySpan = new Map(rows.map((row) => [`${row.trace_id}/${row.span_id}`, row]))
       for (const made of created) {
         const row = bySpan.get(`${made.trace_id}/${made.span_id}`)

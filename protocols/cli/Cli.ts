@@ -13,10 +13,17 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Usage from "@effect/cli/Usage"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
+import type { Alerts } from "../../src/Alerts.js"
 import type { Issuers } from "../../src/auth/Issuers.js"
+import type { Erasure } from "../../src/Erasure.js"
+import type { Evaluators } from "../../src/Evaluators.js"
+import type { Jobs } from "../../src/jobs/Jobs.js"
 import type { Origins } from "../../src/Origins.js"
 import type { ProjectAdmin } from "../../src/ProjectAdmin.js"
+import type { ProjectSettings } from "../../src/ProjectSettings.js"
+import type { Retention } from "../../src/Retention.js"
+import type { Webhooks } from "../../src/Webhooks.js"
 import { groups } from "./Commands.js"
 import { classify, ExitCode, type NamedCommand, report } from "./Failure.js"
 import { colourWanted, JsonOutput, plainText, withCliConsole } from "./Output.js"
@@ -26,6 +33,17 @@ export interface CliServices<E> {
   readonly projects: Layer.Layer<ProjectAdmin, E>
   readonly origins: Layer.Layer<Origins, E>
   readonly issuers: Layer.Layer<Issuers, E>
+  readonly erasure: Layer.Layer<Erasure, E>
+  /** The project settings read, retention and the topic ceiling (the `project` group). */
+  readonly settings: Layer.Layer<ProjectSettings | Retention, E>
+  /** The job runner, without its timer. */
+  readonly jobs: Layer.Layer<Jobs, E>
+  /** Evaluators (create, list, update, delete). */
+  readonly evaluators: Layer.Layer<Evaluators, E>
+  /** Webhook subscriptions, their delivery log and redelivery (the deliveries are the gateway's job). */
+  readonly webhooks: Layer.Layer<Webhooks, E>
+  /** Alert rules and their history (checking and firing is the gateway's `alerts` job). */
+  readonly alerts: Layer.Layer<Alerts, E>
 }
 
 type Group = keyof typeof groups
@@ -62,10 +80,15 @@ export const runCli = <E>(services: CliServices<E>) => {
     )
   const svc = groupCommand("svc", Object.keys(groups), "the svc-gateway admin command line").pipe(
     Command.withSubcommands([
-      group("project", "create, list and configure projects", services.projects),
+      group("project", "create, list and configure projects", Layer.merge(services.projects, services.settings)),
       group("key", "create, list and revoke a project's API keys", services.projects),
       group("origins", "the browser origins allowed to call a project", services.origins),
-      group("issuer", "the external identity provider a project accepts", services.issuers)
+      group("issuer", "the external identity provider a project accepts", services.issuers),
+      group("user", "erase one user's data, and the log of erasures", services.erasure),
+      group("jobs", "the background jobs: list them, run one now", services.jobs),
+      group("evaluator", "the evaluators that label new runs or threads", services.evaluators),
+      group("webhook", "outgoing webhooks: subscriptions, their deliveries, redelivery", services.webhooks),
+      group("alert", "alert rules: a metric over a window, a threshold, a webhook; their history", services.alerts)
     ])
   )
   const run = Command.run(svc, { name: "svc", version: "0.1.0", footer })

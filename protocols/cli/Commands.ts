@@ -5,6 +5,7 @@
  * HTTP API while it runs.
  */
 
+import { userInfo } from "node:os"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
@@ -12,15 +13,27 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { AllowedOrigins, CreateProject, ExternalIssuer, Plan, TestUserPrefixes } from "../../schema/Admin.js"
+import { UserPath } from "../../schema/Erasure.js"
 import { InvalidRequest, Issue } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { Issuers } from "../../src/auth/Issuers.js"
+import { Erasure } from "../../src/Erasure.js"
 import { Origins } from "../../src/Origins.js"
 import { ProjectAdmin } from "../../src/ProjectAdmin.js"
+import { alertCreate, alertDelete, alertHistory, alertList, alertUpdate } from "./AlertCommands.js"
+import { evaluatorCreate, evaluatorDelete, evaluatorList, evaluatorUpdate } from "./EvaluatorCommands.js"
 import { print } from "./Output.js"
+import { jobsList, jobsRun, projectRetention, projectSettings, projectTopicCeiling } from "./SettingsCommands.js"
+import { webhookCreate, webhookDelete, webhookDeliveries, webhookList, webhookRedeliver } from "./WebhookCommands.js"
 
 /** The option that gave a request field, where its name is not the field's with dashes. */
-const repeatedOptions: Record<string, string> = { origins: "--origin", prefixes: "--prefix" }
+const repeatedOptions: Record<string, string> = {
+  origins: "--origin",
+  prefixes: "--prefix",
+  // Positional arguments (svc user erase <project_id> <user_id>).
+  project_id: "<project_id>",
+  user_id: "<user_id>"
+}
 const optionOf = (field: PropertyKey | undefined) =>
   field === undefined ? "" : (repeatedOptions[String(field)] ?? `--${String(field).replaceAll("_", "-")}`)
 
@@ -223,10 +236,74 @@ const issuerClear = Command.make("clear", { projectId }, ({ projectId }) =>
   })
 )
 
+// Erasure of one user's data (docs/decisions.md, "Erasure of one user").
+
+/** Who runs `svc user erase`: the operating-system user, as far as it is known. */
+const cliRequester = (): string => {
+  try {
+    return `cli:${userInfo().username}`
+  } catch {
+    return "cli"
+  }
+}
+
+const erasureText = (erasure: {
+  readonly erasure_id: string
+  readonly deleted: Readonly<Record<string, number>>
+  readonly usage_rows_anonymized: number
+}) =>
+  [
+    `erasure ${erasure.erasure_id}`,
+    ...Object.entries(erasure.deleted).map(([kind, count]) => `${kind}\t${count}`),
+    `usage rows anonymized\t${erasure.usage_rows_anonymized}`
+  ].join("\n")
+
+const userErase = Command.make(
+  "erase",
+  {
+    projectId,
+    userId: Options.text("user").pipe(Options.withDescription("the user id whose data is erased"))
+  },
+  ({ projectId, userId }) =>
+    Effect.gen(function* () {
+      const path = yield* decodeInput(UserPath, { project_id: projectId, user_id: userId })
+      const erasure = yield* (yield* Erasure).erase(path.project_id, path.user_id, cliRequester())
+      yield* print(erasure, erasureText(erasure))
+    })
+)
+
+const userErasures = Command.make("erasures", { projectId }, ({ projectId }) =>
+  Effect.gen(function* () {
+    const erasures = yield* (yield* Erasure).list(projectId)
+    yield* print(
+      { erasures },
+      erasures
+        .map(
+          (erasure) =>
+            `${erasure.erasure_id}\t${erasure.finished_at.toISOString()}\t${erasure.requested_by}\tuser sha256 ${erasure.user_sha256}`
+        )
+        .join("\n") || "no erasures"
+    )
+  })
+)
+
 /** The commands, by group: each group's commands use one service. */
 export const groups = {
-  project: [projectCreate, projectList, projectPlan, projectTestUsers],
+  project: [
+    projectCreate,
+    projectList,
+    projectPlan,
+    projectTestUsers,
+    projectSettings,
+    projectRetention,
+    projectTopicCeiling
+  ],
   key: [keyCreate, keyList, keyRevoke],
   origins: [originsList, originsSet],
-  issuer: [issuerSet, issuerShow, issuerClear]
+  issuer: [issuerSet, issuerShow, issuerClear],
+  user: [userErase, userErasures],
+  jobs: [jobsList, jobsRun],
+  evaluator: [evaluatorCreate, evaluatorList, evaluatorUpdate, evaluatorDelete],
+  webhook: [webhookCreate, webhookList, webhookDelete, webhookDeliveries, webhookRedeliver],
+  alert: [alertCreate, alertList, alertUpdate, alertDelete, alertHistory]
 } as const

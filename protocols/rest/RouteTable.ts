@@ -37,8 +37,15 @@ export interface RouteTable {
   readonly rules: (method: string, url: string) => RouteRules
 }
 
+/**
+ * The longest path parameter a route matches (UTF-16 units, decoded); the
+ * router's default is 100. A user id is up to 255 characters (the admin
+ * erasure route names one), 510 units when every one is astral.
+ */
+export const MAX_PARAM_LENGTH = 2 * Limits.identityHeaderMaxLength
+
 export const makeRouteTable = (configuredMaxBytes: number): RouteTable => {
-  const router = FindMyWay.make<RouteRules>()
+  const router = FindMyWay.make<RouteRules>({ maxParamLength: MAX_PARAM_LENGTH })
   const defaults: RouteRules = { host: "both", maxBytes: configuredMaxBytes, json: true, route: undefined }
   HttpApi.reflect(Api, {
     onGroup: () => {},

@@ -45,6 +45,8 @@ export interface BlobStoreShape {
   readonly presignDownload: (key: string, seconds: number) => Effect.Effect<SignedUrl>
   /** The stored object's size, or none when it is absent; BadGateway when the store does not answer. */
   readonly stat: (key: string) => Effect.Effect<Option.Option<{ readonly size: number }>, BadGateway>
+  /** Deletes the stored object (absent already: done); BadGateway when the store does not answer. */
+  readonly remove: (key: string) => Effect.Effect<void, BadGateway>
   /** An unsigned URL naming `key`: what a download request may give as `url`. */
   readonly publicUrl: (key: string) => string
   /** The key named by a URL `publicUrl` made, or undefined. */

@@ -182,6 +182,12 @@ export const layer = Layer.effect(
       presignUpload: (key, contentType, seconds) => sign("PUT", key, contentType, seconds),
       presignDownload: (key, seconds) => sign("GET", key, "", seconds),
       stat: fileSize,
+      remove: (key) =>
+        Effect.promise(() =>
+          unlink(pathOf(key)).catch((error: NodeJS.ErrnoException) => {
+            if (error.code !== "ENOENT" && error.code !== "ENOTDIR") throw error
+          })
+        ),
       publicUrl: (key) => `${publicUrl}${blobRoute(key)}`,
       keyOfPublicUrl: (url) =>
         url.startsWith(`${publicUrl}/`) ? keyOfBlobRoute(url.slice(publicUrl.length)) : undefined,

@@ -3,7 +3,14 @@
  * S3_BUCKET. Clients PUT and GET straight to the bucket with presigned URLs
  * (SigV4 query signing); the gateway never carries the bytes.
  */
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3"
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException
+} from "@aws-sdk/client-s3"
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -99,6 +106,21 @@ export const layer = (bucket: string) =>
           presign(new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: contentType }), seconds),
         presignDownload: (key, seconds) => presign(new GetObjectCommand({ Bucket: bucket, Key: key }), seconds),
         stat,
+        // S3 answers 204 for a key that is not there: deleting is idempotent.
+        remove: (key) =>
+          Effect.tryPromise({
+            try: () => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })),
+            catch: (error) => error
+          }).pipe(
+            Effect.asVoid,
+            Effect.catchAll((error) =>
+              Effect.logError("the attachment store did not answer a DELETE", error).pipe(
+                Effect.zipRight(
+                  Effect.fail(new BadGateway({ message: "the attachment store did not answer; retry later" }))
+                )
+              )
+            )
+          ),
         // Keys are URL-safe by construction (Files), so they go into the URL as they are.
         publicUrl: (key) => `${base}/${key}`,
         keyOfPublicUrl: (url) => {

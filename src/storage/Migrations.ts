@@ -19,6 +19,11 @@ import search from "./migrations/0014_search.js"
 import messageExternalIds from "./migrations/0015_message_external_ids.js"
 import threadExternalIds from "./migrations/0016_thread_external_ids.js"
 import runCosts from "./migrations/0017_run_costs.js"
+import jobs from "./migrations/0018_jobs.js"
+import userErasures from "./migrations/0019_user_erasures.js"
+import webhooks from "./migrations/0020_webhooks.js"
+import evaluators from "./migrations/0021_evaluators.js"
+import alertRules from "./migrations/0022_alert_rules.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -38,7 +43,12 @@ const loader = Migrator.fromRecord({
   "0014_search": search,
   "0015_message_external_ids": messageExternalIds,
   "0016_thread_external_ids": threadExternalIds,
-  "0017_run_costs": runCosts
+  "0017_run_costs": runCosts,
+  "0018_jobs": jobs,
+  "0019_user_erasures": userErasures,
+  "0020_webhooks": webhooks,
+  "0021_evaluators": evaluators,
+  "0022_alert_rules": alertRules
 })
 
 const TABLE = "effect_sql_migrations"

@@ -1,3 +1,4 @@
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import { errorCode } from "../ErrorCode.js"
@@ -16,3 +17,18 @@ export const whenReferenceGone =
   <B>(value: B) =>
   <A, R>(effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A | B, SqlError, R> =>
     Effect.catchIf(effect, isReferenceGone, () => Effect.succeed(value))
+
+/**
+ * `effect` in a transaction of `sql`: the store's own failures (SqlError,
+ * the commit's included) become defects, the effect's errors (a domain
+ * failure: not found, a conflict) stay as they were.
+ */
+export const inTransaction =
+  (sql: SqlClient.SqlClient) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError>, R> =>
+    sql.withTransaction(effect).pipe(
+      Effect.catchIf(
+        (error): error is SqlError => error instanceof SqlError,
+        (error) => Effect.die(error)
+      )
+    )

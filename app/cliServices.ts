@@ -1,0 +1,37 @@
+/**
+ * The services of `svc`'s command groups over one store layer: app/cli.ts
+ * gives it the store of the configuration; the tests give it the store of
+ * a gateway they run (test/cli-harness.ts), so both run the same wiring.
+ */
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as ConfigError from "effect/ConfigError"
+import * as Layer from "effect/Layer"
+import type { CliServices } from "../protocols/cli/Cli.js"
+import { Alerts } from "../src/Alerts.js"
+import { Issuers } from "../src/auth/Issuers.js"
+import { Erasure } from "../src/Erasure.js"
+import { EvaluatorsLive } from "../src/evaluators/Live.js"
+import { jobsLayer, SettingsLive } from "../src/jobs/Live.js"
+import { BlobStoreLive } from "../src/Layers.js"
+import { Origins } from "../src/Origins.js"
+import { ProjectAdmin } from "../src/ProjectAdmin.js"
+import { Webhooks } from "../src/Webhooks.js"
+
+export const cliServices = <E>(
+  store: Layer.Layer<SqlClient.SqlClient, E>
+): CliServices<E | ConfigError.ConfigError> => {
+  const on = <A, E2, R>(service: Layer.Layer<A, E2, R>) => service.pipe(Layer.provide(store))
+  return {
+    projects: on(ProjectAdmin.Default),
+    origins: on(Origins.Default),
+    issuers: on(Issuers.Default),
+    // The blob store too: an erasure deletes the user's attachments.
+    erasure: on(Erasure.Default.pipe(Layer.provide(BlobStoreLive))),
+    settings: on(SettingsLive.pipe(Layer.provide([ProjectAdmin.Default, Origins.Default, Issuers.Default]))),
+    // Retention deletes attachments: the blob store too. No timer: a job runs when asked.
+    jobs: on(jobsLayer({ timer: false }).pipe(Layer.provide(BlobStoreLive))),
+    evaluators: on(EvaluatorsLive),
+    webhooks: on(Webhooks.Default),
+    alerts: on(Alerts.Default)
+  }
+}

@@ -1,0 +1,70 @@
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { ProjectPath } from "../Admin.js"
+import { Conflict, NotFound } from "../Errors.js"
+import { Evaluator, EvaluatorInput, EvaluatorList, EvaluatorPath } from "../Evaluator.js"
+import { ServedOn } from "./RouteRules.js"
+import { AdminAuth } from "./Security.js"
+
+/** Evaluators (decisions.md §12): rules or a model that label new runs or threads, as categorical scores. */
+export class EvaluatorsGroup extends HttpApiGroup.make("evaluators")
+  .add(
+    HttpApiEndpoint.post("createEvaluator", "/projects/:project_id/evaluators")
+      .setPath(ProjectPath)
+      .setPayload(EvaluatorInput)
+      .addSuccess(Evaluator, { status: 201 })
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Create an evaluator",
+          description:
+            "Labels runs (by their output_text) or threads (by their last user message) created from now on with the first of its categories (1 to 10, in order) whose keywords or pattern match (kind rule), or the category a model answers (kind model, when EVALUATOR_MODEL_BASE_URL is set). The label is a categorical score named after the evaluator, its comment saying why. sampling_rate (0 to 1, default 1) picks targets by a hash of their id. At most 20 evaluators a project (409 past it); a name already used is 409; a pattern that does not compile or risks catastrophic backtracking is 400."
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listEvaluators", "/projects/:project_id/evaluators")
+      .setPath(ProjectPath)
+      .addSuccess(EvaluatorList)
+      .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List evaluators",
+          description: "The project's evaluators, oldest first, each with what it has done (targets by outcome)."
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.put("updateEvaluator", "/projects/:project_id/evaluators/:evaluator_id")
+      .setPath(EvaluatorPath)
+      .setPayload(EvaluatorInput)
+      .addSuccess(Evaluator)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Replace an evaluator",
+          description:
+            "Replaces the evaluator's settings (same body and rules as create). Targets already evaluated keep their scores; a changed target (run or thread) starts from now."
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("deleteEvaluator", "/projects/:project_id/evaluators/:evaluator_id")
+      .setPath(EvaluatorPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "Delete an evaluator",
+          description: "It evaluates nothing more; the scores it wrote stay."
+        })
+      )
+  )
+  .middleware(AdminAuth)
+  .prefix("/admin")
+  .annotate(OpenApi.Description, "Admin plane: evaluators (ADMIN_TOKEN)")
+  .annotate(ServedOn, "backend") {}

@@ -1,0 +1,53 @@
+/**
+ * The model behind `model` evaluators: an OpenAI-compatible endpoint through
+ * @effect/ai-openai, as titles use (its Responses API, `POST
+ * {base}/responses`), set with EVALUATOR_MODEL_*. Unset: model evaluators
+ * cannot be created. Each call is bounded: the text is cut to
+ * EVALUATOR_LIMITS.inputMaxChars, the answer to a few tokens, the wait to
+ * EVALUATOR_MODEL_TIMEOUT_MS.
+ */
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { AppConfig } from "../Config.js"
+
+export class EvaluatorModelFailed extends Data.TaggedError("EvaluatorModelFailed")<{ readonly reason: string }> {}
+
+export interface Classification {
+  readonly prompt: string | null
+  readonly categories: ReadonlyArray<string>
+  readonly text: string
+}
+
+export class EvaluatorModel extends Context.Tag("svc/EvaluatorModel")<
+  EvaluatorModel,
+  {
+    /** Whether a model is configured (model evaluators are refused otherwise). */
+    readonly configured: boolean
+    /** The model's answer, as it gave it. */
+    readonly classify: (input: Classification) => Effect.Effect<string, EvaluatorModelFailed>
+  }
+>() {
+  static readonly None = Layer.succeed(EvaluatorModel, {
+    configured: false,
+    classify: () => Effect.fail(new EvaluatorModelFailed({ reason: "no evaluator model is configured" }))
+  })
+}
+
+/** The model layer when EVALUATOR_MODEL_BASE_URL is set (its modules are loaded only then), else None. */
+export const EvaluatorModelLive = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const baseUrl = yield* AppConfig.evaluatorModelBaseUrl
+    if (Option.isNone(baseUrl) || baseUrl.value.trim() === "") return EvaluatorModel.None
+    const options = {
+      baseUrl: baseUrl.value.trim(),
+      apiKey: yield* AppConfig.evaluatorModelApiKey,
+      model: yield* AppConfig.evaluatorModel,
+      timeoutMs: yield* AppConfig.evaluatorModelTimeoutMs
+    }
+    const { layerModel } = yield* Effect.promise(() => import("./ModelClassifier.js"))
+    return layerModel(options)
+  })
+)
