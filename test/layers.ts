@@ -69,6 +69,15 @@ export const stores: ReadonlyArray<StoreUnderTest> = process.env.TEST_DATABASE_U
   : [pglite]
 
 /**
+ * The stores of the suites whose subject does not depend on the store (the
+ * client library over the gateway, the CLI commands of the settings plane,
+ * whose services the REST suites run on every store): the embedded store,
+ * and PostgreSQL too with TEST_ALL_STORES=1. Keeps CI within its time.
+ */
+export const allStores = process.env.TEST_ALL_STORES === "1"
+export const clientStores: ReadonlyArray<StoreUnderTest> = allStores ? stores : stores.slice(0, 1)
+
+/**
  * The gateway's clock in tests: real time shifted by `offsetMs`, which a test
  * moves to put itself where it needs to be (the start of a rate-limit
  * minute, five minutes after a token was issued, next month) instead of
@@ -116,6 +125,14 @@ export interface Gateway {
   readonly close: () => Promise<void>
 }
 
+/** A gateway startGateway started: with its store and configuration, for `svc` run on them (test/cli-harness.ts). */
+export interface StartedGateway extends Gateway {
+  /** The gateway's store client itself. */
+  readonly sqlClient: SqlClient.SqlClient
+  /** The configuration the gateway was started with (`env` over the test defaults). */
+  readonly env: Readonly<Record<string, string>>
+}
+
 export interface GatewayOptions {
   /** Log as `npm start` does (LoggingLive: LOG_FORMAT and LOG_LEVEL from `env`, to the console) instead of not at all. */
   readonly logging?: boolean
@@ -141,11 +158,10 @@ export const startGateway = async (
   store: Database.StoreKind,
   env: Record<string, string> = {},
   options: GatewayOptions = {}
-): Promise<Gateway> => {
+): Promise<StartedGateway> => {
   const clock = new ShiftableClock()
-  const config = ConfigProvider.fromMap(
-    new Map(Object.entries({ ADMIN_TOKEN, BOOTSTRAP_DEFAULT_PROJECT: "false", PORT: "0", HOST: "127.0.0.1", ...env }))
-  )
+  const settings = { ADMIN_TOKEN, BOOTSTRAP_DEFAULT_PROJECT: "false", PORT: "0", HOST: "127.0.0.1", ...env }
+  const config = ConfigProvider.fromMap(new Map(Object.entries(settings)))
   const layer = gatewayLayer(Database.layerFor(store, 5)).pipe(
     Layer.provide(options.logging ? LoggingLive : Layer.empty),
     Layer.provide(options.errors === undefined ? Layer.empty : errorsInto(options.errors)),
@@ -168,6 +184,8 @@ export const startGateway = async (
     clock,
     sql: <Row extends object>(text: string, params: ReadonlyArray<unknown> = []) =>
       Effect.runPromise(sqlClient.unsafe<Row>(text, params)),
+    sqlClient,
+    env: settings,
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }
@@ -248,7 +266,8 @@ export const NOW = "2026-11-22T10:15:30.123Z"
  */
 export const useGateway = (
   storeUnderTest: StoreUnderTest,
-  env: Record<string, string> = {},
+  /** The configuration, or how to make it when the gateway starts (from what other hooks set up first). */
+  env: Record<string, string> | (() => Record<string, string>) = {},
   options: GatewayOptions = {}
 ) => {
   const handle: { current: Gateway; store: Database.StoreKind } = {
@@ -265,7 +284,7 @@ export const useGateway = (
     const made = await storeUnderTest.make()
     drop = made.drop
     handle.store = made.store
-    handle.current = await startGateway(made.store, env, options)
+    handle.current = await startGateway(made.store, typeof env === "function" ? env() : env, options)
   })
   afterAll(async () => {
     await handle.current.close()

@@ -52,7 +52,22 @@ describe("settings are validated before the start", () => {
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, /OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL/],
     [{ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, /OTEL_EXPORTER_OTLP_PROTOCOL: grpc is not supported/],
     [{ OTEL_TRACES_SAMPLER: "sometimes" }, /OTEL_TRACES_SAMPLER must be one of always_on/],
-    [{ OTEL_TRACES_SAMPLER_ARG: "2" }, /OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1/]
+    [{ OTEL_TRACES_SAMPLER_ARG: "2" }, /OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1/],
+    [{ JOBS_POLL_SECONDS: "3601" }, /JOBS_POLL_SECONDS must be a whole number of seconds from 0 to 3600/],
+    [
+      { RETENTION_INTERVAL_MINUTES: "0" },
+      /RETENTION_INTERVAL_MINUTES must be a whole number of minutes from 1 to 1440/
+    ],
+    [{ RETENTION_GRACE_HOURS: "721" }, /RETENTION_GRACE_HOURS must be a whole number of hours from 0 to 720/],
+    [{ RETENTION_BATCH_SIZE: "0" }, /RETENTION_BATCH_SIZE must be a whole number from 1 to 10000/],
+    [{ WEBHOOK_ALLOW_PRIVATE: "yes please" }, /WEBHOOK_ALLOW_PRIVATE must be true or false/],
+    [{ EVALUATOR_MODEL_BASE_URL: "localhost:11434" }, /EVALUATOR_MODEL_BASE_URL must be an http/],
+    [{ EVALUATOR_MODEL_TIMEOUT_MS: "0" }, /EVALUATOR_MODEL_TIMEOUT_MS must be a whole number of milliseconds/],
+    [{ EVALUATOR_INTERVAL_SECONDS: "0" }, /EVALUATOR_INTERVAL_SECONDS must be a whole number of seconds from 1/],
+    [{ EVALUATOR_RUN_DELAY_SECONDS: "-1" }, /EVALUATOR_RUN_DELAY_SECONDS must be a whole number of seconds/],
+    [{ EVALUATOR_THREAD_DELAY_SECONDS: "604801" }, /EVALUATOR_THREAD_DELAY_SECONDS must be a whole number of seconds/],
+    [{ EVALUATOR_RETRY_BASE_SECONDS: "3601" }, /EVALUATOR_RETRY_BASE_SECONDS must be a whole number of seconds/],
+    [{ EVALUATOR_MAX_ATTEMPTS: "21" }, /EVALUATOR_MAX_ATTEMPTS must be a whole number from 1 to 20/]
   ]
   it.each(cases)("%j", (env, expected) => {
     const line = settingsError(env)

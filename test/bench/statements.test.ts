@@ -37,6 +37,8 @@ import * as Database from "../../src/storage/Database.js"
 import { Threads } from "../../src/Threads.js"
 import { freshPostgresDatabase } from "../layers.js"
 
+const SUBSCRIPTIONS_READ = "SELECT DISTINCT unnest(events) AS event FROM webhooks WHERE project_id = $1"
+
 const embedded = () => Database.layerFor({ kind: "embedded", dataDir: undefined }, 1)
 
 describe("bench: node:http + pg runs the repositories' own statements", () => {
@@ -92,8 +94,17 @@ describe("bench: node:http + pg runs the repositories' own statements", () => {
       )
       return { value, texts }
     }
-    const expectRoute = (route: RouteName, texts: ReadonlyArray<string>) =>
-      expect(texts, route).toEqual(ROUTES[route].map((name) => captured[name].text))
+    /**
+     * The webhook subscriptions of a project (which events to write
+     * deliveries for) are read before a write that may raise one, and kept
+     * SUBSCRIPTIONS_CACHE_MS (1 s): the bench's requests find them cached but
+     * for one a second per project, so the baseline does not run the read.
+     * Here it may come first (a miss), never later.
+     */
+    const expectRoute = (route: RouteName, texts: ReadonlyArray<string>) => {
+      const rest = texts[0] === SUBSCRIPTIONS_READ ? texts.slice(1) : texts
+      expect(rest, route).toEqual(ROUTES[route].map((name) => captured[name].text))
+    }
 
     const caller: CallerShape = {
       projectId: "proj_bench_statements",

@@ -10,7 +10,7 @@
  */
 import { spawn } from "node:child_process"
 import { describe, expect, it } from "vitest"
-import { asUser, createProject, stores } from "../layers.js"
+import { asUser, clientStores, createProject } from "../layers.js"
 import { eventsOf, expectSdkClients, useSdkGateway } from "../sdk/gateway-helpers.js"
 
 const ROOT = new URL("../../", import.meta.url).pathname
@@ -79,7 +79,7 @@ const textOf = (message: Message) =>
     .map((part) => part.text)
     .join("")
 
-for (const store of stores)
+for (const store of clientStores)
   describe(`the example chat app against a gateway (${store.name})`, () => {
     const { handle, errors } = useSdkGateway(store)
 

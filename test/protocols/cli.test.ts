@@ -7,9 +7,11 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Cause from "effect/Cause"
+import * as Redacted from "effect/Redacted"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { classify, ExitCode } from "../../protocols/cli/Failure.js"
 import { Forbidden } from "../../schema/Errors.js"
+import { cliFor } from "../cli-harness.js"
 import { freshPostgresDatabase } from "../layers.js"
 import { runCli } from "../process.js"
 
@@ -29,14 +31,6 @@ const checked = (result: Result): Result => {
 
 const svc = async (args: ReadonlyArray<string>, env: Record<string, string>) => checked(await runCli(args, env))
 
-/** A successful `--json` run: exit 0, nothing on stderr, one JSON document on stdout. */
-const json = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
-  const result = await svc([...args, "--json"], env)
-  expect(result.code, result.stderr).toBe(0)
-  expect(result.stderr).toBe("")
-  return JSON.parse(result.stdout)
-}
-
 /** A failed run: its exit status, nothing on stdout, and with `--json` one JSON object on stderr. */
 const failure = (result: Result, exitCode: number) => {
   expect(result.code, result.stderr).toBe(exitCode)
@@ -52,18 +46,37 @@ const jsonFailure = (result: Result, exitCode: number) => {
 const embeddedDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-cli-"))
 afterAll(() => fs.rmSync(embeddedDir, { recursive: true, force: true }))
 
+/** How a store's suite runs `svc`: a process on the embedded store; on PostgreSQL in this process (test/cli-harness.ts). */
+type Runner = (args: ReadonlyArray<string>, env: Record<string, string>) => Promise<Result>
+
 const stores: ReadonlyArray<{
   name: string
-  env: () => Promise<{ env: Record<string, string>; drop: () => Promise<void> }>
+  open: () => Promise<{ env: Record<string, string>; run: Runner; drop: () => Promise<void> }>
 }> = [
-  { name: "embedded", env: async () => ({ env: { DATA_DIR: embeddedDir }, drop: async () => {} }) },
+  {
+    name: "embedded",
+    open: async () => ({ env: { DATA_DIR: embeddedDir }, run: runCli, drop: async () => {} })
+  },
   ...(process.env.TEST_DATABASE_URL
     ? [
         {
+          /**
+           * The same commands on PostgreSQL, in this process: what differs from the
+           * embedded store is the services' SQL, not the process (a `svc` process
+           * cold-starts in 2 to 4 s; the exit-4 suite below runs it on PostgreSQL).
+           */
           name: "postgres",
-          env: async () => {
+          open: async () => {
             const db = await freshPostgresDatabase(process.env.TEST_DATABASE_URL ?? "")
-            return { env: { DATABASE_URL: db.url }, drop: db.drop }
+            const cli = await cliFor({ kind: "postgres", url: Redacted.make(db.url) })
+            return {
+              env: {},
+              run: cli.run,
+              drop: async () => {
+                await cli.close()
+                await db.drop()
+              }
+            }
           }
         }
       ]
@@ -72,11 +85,21 @@ const stores: ReadonlyArray<{
 
 describe.each(stores)("svc on the $name store", (store) => {
   let env: Record<string, string> = {}
+  let run: Runner = runCli
   let drop = async () => {}
   beforeAll(async () => {
-    ;({ env, drop } = await store.env())
+    ;({ env, run, drop } = await store.open())
   })
   afterAll(() => drop())
+  // The suite's own svc, over its runner.
+  const svc = async (args: ReadonlyArray<string>, env: Record<string, string>) => checked(await run(args, env))
+  /** A successful `--json` run: exit 0, nothing on stderr, one JSON document on stdout. */
+  const json = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
+    const result = await svc([...args, "--json"], env)
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toBe("")
+    return JSON.parse(result.stdout)
+  }
 
   it("every command takes --json, before or after its options, and prints one JSON document", async () => {
     const project = await json(["project", "create", "--name", "Scripted"], env)

@@ -39,7 +39,7 @@ import {
 import { aiSDKV6FormatAdapter, extractAISDKRunTelemetry } from "svc-client/ai-sdk"
 import { beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
-import { stores } from "../layers.js"
+import { clientStores } from "../layers.js"
 import {
   apiKeyConfig,
   clientsByMode,
@@ -209,7 +209,7 @@ const TURN_2: ReadonlyArray<StepScript> = [
 
 // ---------------------------------------------------------------------------
 
-for (const store of stores)
+for (const store of clientStores)
   describe(`svc-client/ai-sdk: AI SDK messages stored and reported on a real gateway (${store.name})`, () => {
     const { handle, errors } = useSdkGateway(store)
     let clouds: Record<Mode, AssistantCloud>

@@ -9,7 +9,7 @@
  */
 import { AssistantCloud, CloudEngagementReporter, type EngagementIdResolver } from "svc-client"
 import { beforeAll, describe, expect, it } from "vitest"
-import { stores } from "../layers.js"
+import { clientStores } from "../layers.js"
 import {
   clientsByMode,
   content,
@@ -86,7 +86,7 @@ const appIds = () => {
   }
 }
 
-for (const store of stores)
+for (const store of clientStores)
   describe(`CloudEngagementReporter on a real gateway (${store.name})`, () => {
     const { handle, errors } = useSdkGateway(store)
     let projectId: string

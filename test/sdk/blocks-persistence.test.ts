@@ -15,7 +15,7 @@ import {
   type MessageFormatAdapter
 } from "svc-client"
 import { beforeAll, describe, expect, it, vi } from "vitest"
-import { stores } from "../layers.js"
+import { clientStores } from "../layers.js"
 import { clientsByMode, idsOf, MODES, type Mode, makeFixture, useSdkGateway } from "./gateway-helpers.js"
 
 /** A chat message of the test app; stored as JSON `{ role, text }` in the format "test-json/v1". */
@@ -47,7 +47,7 @@ const recording = <C extends AssistantCloudConfig>(config: C, urls: Array<string
   }
 })
 
-for (const store of stores)
+for (const store of clientStores)
   describe(`persistence blocks on a real gateway (${store.name})`, () => {
     const { handle, errors } = useSdkGateway(store)
     let clouds: Record<Mode, AssistantCloud>

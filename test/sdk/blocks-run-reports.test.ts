@@ -19,7 +19,7 @@ import {
 } from "svc-client"
 import { beforeAll, describe, expect, it } from "vitest"
 import { Limits } from "../../schema/Limits.js"
-import { stores } from "../layers.js"
+import { clientStores } from "../layers.js"
 import {
   apiError,
   apiKeyConfig,
@@ -104,7 +104,7 @@ const chatRun = (threadId: string, mode: Mode): RunReportInit => {
   }
 }
 
-for (const store of stores)
+for (const store of clientStores)
   describe(`run reports on a real gateway (${store.name})`, () => {
     const { handle } = useSdkGateway(store)
     let clouds: Record<Mode, AssistantCloud>

@@ -22,7 +22,7 @@ import {
   withAssistantCloudTraceMetadata
 } from "svc-client/telemetry"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { stores } from "../layers.js"
+import { clientStores } from "../layers.js"
 import { apiError, apiKeyConfig, type Fixture, makeFixture, useSdkGateway } from "./gateway-helpers.js"
 
 const usage = (input: number, output: number) => ({
@@ -47,7 +47,7 @@ afterAll(() => {
   context.disable()
 })
 
-for (const store of stores)
+for (const store of clientStores)
   describe(`svc-client/telemetry against the gateway (${store.name})`, () => {
     const { handle, errors } = useSdkGateway(store)
     let fixture: Omit<Fixture, "traceId">

@@ -13,6 +13,10 @@ import { queryDefaults } from "../../sdk/effect/Defaults.js"
 /** Groups the client leaves out, and why. */
 const LEFT_OUT: Record<string, string> = {
   admin: "the admin plane takes ADMIN_TOKEN, not a client credential",
+  settings: "admin plane (ADMIN_TOKEN)",
+  erasure: "admin plane (ADMIN_TOKEN)",
+  evaluators: "admin plane (ADMIN_TOKEN)",
+  webhooks: "admin plane (ADMIN_TOKEN)",
   sessions: "the anonymous auth mode calls these itself",
   titles: "a streamed text/plain answer: runs.stream wraps it as a Stream"
 }

@@ -21,7 +21,7 @@ import {
   type SvcClientService
 } from "svc-client/effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { stores } from "../layers.js"
+import { clientStores } from "../layers.js"
 import {
   anonymousConfig,
   apiKeyConfig,
@@ -63,7 +63,7 @@ const COVERED = {
   projects: ["messages", "run", "runs", "scores", "search", "threads", "trace", "traces", "usageDaily", "usagePeriod"]
 }
 
-for (const store of stores)
+for (const store of clientStores)
   describe(`svc-client/effect: projects, tokens, claim, failures (${store.name})`, () => {
     const { handle, errors } = useSdkGateway(store)
     let fixture: Fixture

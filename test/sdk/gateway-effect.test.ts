@@ -17,7 +17,7 @@ import * as Stream from "effect/Stream"
 import { CloudAPIError, SvcClient, type SvcClientService } from "svc-client/effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SDK_NAME, SDK_VERSION } from "../../sdk/core/version.js"
-import { stores } from "../layers.js"
+import { clientStores } from "../layers.js"
 import {
   anonymousConfig,
   apiKeyConfig,
@@ -47,7 +47,7 @@ const apiError = <A, E>(effect: Effect.Effect<A, E>, status: number, code?: stri
     return error as CloudAPIError
   })
 
-for (const store of stores)
+for (const store of clientStores)
   describe(`svc-client/effect on a real gateway (${store.name})`, () => {
     const { handle, errors } = useSdkGateway(store)
     let projectId: string

@@ -9,7 +9,7 @@
  */
 import { AssistantCloud, readAnonymousRefreshToken } from "svc-client"
 import { beforeAll, describe, expect, it } from "vitest"
-import { stores } from "../layers.js"
+import { clientStores } from "../layers.js"
 import {
   anonymousConfig,
   apiError,
@@ -32,7 +32,7 @@ import {
 const claimsOf = (token: string): Record<string, unknown> =>
   JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8"))
 
-for (const store of stores)
+for (const store of clientStores)
   describe(`svc-client promise entry: project reads, tokens, claim (${store.name})`, () => {
     const { handle, errors } = useSdkGateway(store)
     let fixture: Fixture

@@ -11,7 +11,7 @@
 import { AssistantCloud, generateThreadTitle } from "svc-client"
 import { beforeAll, describe, expect, it } from "vitest"
 import { SDK_NAME, SDK_VERSION } from "../../sdk/core/version.js"
-import { stores } from "../layers.js"
+import { clientStores } from "../layers.js"
 import {
   apiError,
   clientsByMode,
@@ -32,7 +32,7 @@ import {
 
 const minutesFromNow = (iso: string) => (Date.parse(iso) - Date.now()) / 60_000
 
-for (const store of stores)
+for (const store of clientStores)
   describe(`svc-client promise entry on a real gateway (${store.name})`, () => {
     const { handle, errors } = useSdkGateway(store)
     let projectId: string

@@ -40,7 +40,12 @@ const MIGRATIONS = [
   "search",
   "message_external_ids",
   "thread_external_ids",
-  "run_costs"
+  "run_costs",
+  "jobs",
+  "user_erasures",
+  "webhooks",
+  "evaluators",
+  "alert_rules"
 ]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>

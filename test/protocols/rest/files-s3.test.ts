@@ -2,13 +2,9 @@
  * Attachments on the S3 store, against s3rver (an S3 implementation that
  * checks SigV4 signatures and expiry) started here on a free port.
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import S3rver from "@20minutes/s3rver"
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3"
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3"
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import { asUser, call, createProject, pglite, stores, type UserClient, useGateway } from "../../layers.js"
 import {
   binary,
@@ -22,48 +18,10 @@ import {
   UPLOAD
 } from "./files-helpers.js"
 import { expectError } from "./helpers.js"
+import { BUCKET, useS3rver } from "./s3rver.js"
 
-const BUCKET = "attachments"
-const directory = mkdtempSync(join(tmpdir(), "svc-s3rver-"))
-/**
- * The bucket is made by s3rver at start: s3rver 4 canonicalizes a bucket-only
- * path as `/attachments` where SDK v3 signs `/attachments/`, so CreateBucket
- * from the client fails its signature check (object requests are unaffected).
- */
-const server = new S3rver({
-  address: "127.0.0.1",
-  port: 0,
-  silent: true,
-  directory,
-  configureBuckets: [{ name: BUCKET, configs: [] }]
-})
-/** Filled in once s3rver listens, before any gateway starts (top-level hooks run first). */
-const env: Record<string, string> = {
-  S3_BUCKET: BUCKET,
-  S3_REGION: "us-east-1",
-  S3_ACCESS_KEY_ID: "S3RVER",
-  S3_SECRET_ACCESS_KEY: "S3RVER",
-  S3_FORCE_PATH_STYLE: "true"
-}
-let s3: S3Client
-
-beforeAll(async () => {
-  const { port } = await server.run()
-  env.S3_ENDPOINT = `http://127.0.0.1:${port}`
-  s3 = new S3Client({
-    region: "us-east-1",
-    endpoint: env.S3_ENDPOINT,
-    forcePathStyle: true,
-    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-    requestChecksumCalculation: "WHEN_REQUIRED"
-  })
-})
-
-afterAll(async () => {
-  s3.destroy()
-  await server.close()
-  rmSync(directory, { recursive: true, force: true })
-})
+const s3rver = useS3rver()
+const env = s3rver.env
 
 describe.each(stores)("attachments on S3 ($name)", (storeUnderTest) => {
   const handle = useGateway(storeUnderTest, env)
@@ -96,7 +54,7 @@ describe.each(stores)("attachments on S3 ($name)", (storeUnderTest) => {
     expect(signed.searchParams.get("X-Amz-SignedHeaders")?.split(";")).toContain("content-type")
     expect([...signed.searchParams.keys()].filter((name) => name.toLowerCase().includes("checksum"))).toEqual([])
     expect(upload.publicUrl).toBe(`${env.S3_ENDPOINT}/${BUCKET}/${upload.key}`)
-    const head = await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: upload.key }))
+    const head = await s3rver.client().send(new HeadObjectCommand({ Bucket: BUCKET, Key: upload.key }))
     expect(head.ContentType).toBe("image/png")
     expect(head.ContentLength).toBe(bytes.length)
 
@@ -133,9 +91,9 @@ describe.each(stores)("attachments on S3 ($name)", (storeUnderTest) => {
       kind === "get"
         ? new GetObjectCommand({ Bucket: BUCKET, Key: upload.key })
         : new PutObjectCommand({ Bucket: BUCKET, Key: upload.key, ContentType: "text/plain" })
-    const expiredGet = await getSignedUrl(s3, command("get"), { expiresIn: 900, signingDate })
+    const expiredGet = await getSignedUrl(s3rver.client(), command("get"), { expiresIn: 900, signingDate })
     expect((await getBytes(expiredGet)).status).toBe(403)
-    const expiredPut = await getSignedUrl(s3, command("put"), { expiresIn: 900, signingDate })
+    const expiredPut = await getSignedUrl(s3rver.client(), command("put"), { expiresIn: 900, signingDate })
     expect((await put(expiredPut, Buffer.from("new"), "text/plain")).status).toBe(403)
     const fresh = expectDownload(await alice("POST", DOWNLOAD, { body: { key: upload.key } }))
     expect((await getBytes(fresh.signedUrl)).bytes.toString()).toBe("old")
@@ -148,8 +106,13 @@ describe.each(stores)("attachments on S3 ($name)", (storeUnderTest) => {
     expectError(await alice("POST", DOWNLOAD, { body: { url: `https://elsewhere.example/${upload.key}` } }), 400, "url")
     // A presigned PUT cannot bound its size: an oversized object is refused when a download is asked for.
     const big = expectUpload(await alice("POST", UPLOAD, { body: { filename: "big.txt" } }))
-    await s3.send(
-      new PutObjectCommand({ Bucket: BUCKET, Key: big.key, Body: Buffer.alloc(CAP + 1, 97), ContentType: "text/plain" })
+    await s3rver.client().send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: big.key,
+        Body: Buffer.alloc(CAP + 1, 97),
+        ContentType: "text/plain"
+      })
     )
     expectError(await alice("POST", DOWNLOAD, { body: { key: big.key } }), 413)
   })

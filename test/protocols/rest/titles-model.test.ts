@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { asUser, createProject, type Gateway, startGateway, stores, type UserClient } from "../../layers.js"
 import { getThread, newThread } from "./helpers.js"
+import { responseObject } from "./openai-response.js"
 
 const MODEL = "title-test-model"
 const API_KEY = "sk-fake-title-key"
@@ -32,35 +33,7 @@ const DELTAS: Record<Mode, ReadonlyArray<string>> = {
   "cut-before-first-delta": []
 }
 
-const response = (status: "in_progress" | "completed", text: string) => ({
-  id: "resp_test",
-  object: "response",
-  created_at: Math.floor(Date.now() / 1000),
-  status,
-  error: null,
-  incomplete_details: null,
-  instructions: null,
-  model: MODEL,
-  output:
-    status === "completed"
-      ? [
-          {
-            id: "msg_test",
-            type: "message",
-            status: "completed",
-            role: "assistant",
-            content: [{ type: "output_text", text, annotations: [] }]
-          }
-        ]
-      : [],
-  parallel_tool_calls: true,
-  tool_choice: "auto",
-  tools: [],
-  metadata: {},
-  temperature: 1,
-  top_p: 1,
-  usage: null
-})
+const response = (status: "in_progress" | "completed", text: string) => responseObject(MODEL, status, text)
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
