@@ -28,7 +28,9 @@ export const UsageCounts = Schema.Struct({
   events: Schema.Number,
   title_generations: Schema.Number,
   /** The runs' reported cost_usd, summed (US dollars; 0 when none reported one). */
-  cost_usd: Schema.Number
+  cost_usd: Schema.Number,
+  /** Scores written: posted by clients and written by the project's evaluators. */
+  scores: Schema.Number
 })
 export type UsageCounts = typeof UsageCounts.Type
 export type UsageField = keyof UsageCounts

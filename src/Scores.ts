@@ -5,6 +5,7 @@ import { type CreateScore, ScoreCreated, type ScoreListQuery } from "../schema/S
 import { newId } from "./Ids.js"
 import { ScoresRepo } from "./storage/ScoresRepo.js"
 import { fn } from "./Traced.js"
+import { Usage } from "./Usage.js"
 import { Webhooks } from "./Webhooks.js"
 
 /** The value a score stores, by data type (decisions.md §5), or the problem with it. */
@@ -28,10 +29,11 @@ const storedValue = (input: CreateScore): { value: number | null } | { problem: 
 }
 
 export class Scores extends Effect.Service<Scores>()("svc/Scores", {
-  dependencies: [ScoresRepo.Default, Webhooks.Default],
+  dependencies: [ScoresRepo.Default, Webhooks.Default, Usage.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ScoresRepo
     const webhooks = yield* Webhooks
+    const usage = yield* Usage
 
     const create = fn("Scores.create")(function* (caller: CallerShape, input: CreateScore) {
       const checked = storedValue(input)
@@ -85,6 +87,7 @@ export class Scores extends Effect.Service<Scores>()("svc/Scores", {
           workspace_id: caller.workspaceId
         })
       )
+      usage.record(caller.projectId, caller.userId, { scores: 1 })
       return ScoreCreated.make({
         score_id: id,
         name: input.name,

@@ -9,7 +9,7 @@ import { exponentialBackoff } from "../jobs/Queue.js"
 import { type EvaluatorRow, EvaluatorsRepo, type Outcome, type Target } from "../storage/EvaluatorsRepo.js"
 import { ScoresRepo } from "../storage/ScoresRepo.js"
 import { toTurns } from "../titles/Conversation.js"
-import { NO_USER } from "../Usage.js"
+import { NO_USER, Usage } from "../Usage.js"
 import { Webhooks } from "../Webhooks.js"
 import { EvaluatorModel } from "./EvaluatorModel.js"
 import { type Match, matchRules, sampled } from "./Rules.js"
@@ -56,11 +56,12 @@ type Tally = { -readonly [K in "scored" | "no_match" | "retrying" | "failed" | "
  * the guard: a target another pass wrote already gets no second score).
  */
 export class EvaluatorJob extends Effect.Service<EvaluatorJob>()("svc/EvaluatorJob", {
-  dependencies: [EvaluatorsRepo.Default, ScoresRepo.Default, Webhooks.Default],
+  dependencies: [EvaluatorsRepo.Default, ScoresRepo.Default, Webhooks.Default, Usage.Default],
   effect: Effect.gen(function* () {
     const repo = yield* EvaluatorsRepo
     const scores = yield* ScoresRepo
     const webhooks = yield* Webhooks
+    const usage = yield* Usage
     const model = yield* EvaluatorModel
     const intervalMs = (yield* AppConfig.evaluatorIntervalSeconds) * 1000
     const runDelay = yield* AppConfig.evaluatorRunDelaySeconds
@@ -124,6 +125,7 @@ export class EvaluatorJob extends Effect.Service<EvaluatorJob>()("svc/EvaluatorJ
                   nextAttemptAt: null,
                   lastError: null
                 }
+        let scoredUser: string | undefined
         const written = yield* repo
           .transaction(
             Effect.gen(function* () {
@@ -163,13 +165,18 @@ export class EvaluatorJob extends Effect.Service<EvaluatorJob>()("svc/EvaluatorJ
                 )
                 // score.created goes out with the score, as for a score a client posts.
                 yield* webhooks.withEvent(evaluator.project_id, "score.created", insert, () => Effect.succeed(score))
+                scoredUser = score.user_id
               }
               return true
             })
           )
           .pipe(Effect.catchTag("RowNotFound", () => Effect.succeed(undefined)))
         if (written === undefined) tally.gone += 1
-        else if (written) tally[outcome.status] += 1
+        else if (written) {
+          tally[outcome.status] += 1
+          // Counted in usage once the score is committed, as a posted score is.
+          if (scoredUser !== undefined) usage.record(evaluator.project_id, scoredUser, { scores: 1 })
+        }
       })
 
     const retries = (evaluator: EvaluatorRow, tally: Tally) =>

@@ -24,6 +24,7 @@ import userErasures from "./migrations/0019_user_erasures.js"
 import webhooks from "./migrations/0020_webhooks.js"
 import evaluators from "./migrations/0021_evaluators.js"
 import alertRules from "./migrations/0022_alert_rules.js"
+import usageScores from "./migrations/0023_usage_scores.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -48,7 +49,8 @@ const loader = Migrator.fromRecord({
   "0019_user_erasures": userErasures,
   "0020_webhooks": webhooks,
   "0021_evaluators": evaluators,
-  "0022_alert_rules": alertRules
+  "0022_alert_rules": alertRules,
+  "0023_usage_scores": usageScores
 })
 
 const TABLE = "effect_sql_migrations"
