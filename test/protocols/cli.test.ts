@@ -1,6 +1,7 @@
 /**
- * `svc` as a script runs it: a real process, output through pipes (docs/cli.md).
- * On the embedded store, and on PostgreSQL when TEST_DATABASE_URL is set.
+ * `svc` (docs/cli.md): every command on the embedded store, and on PostgreSQL
+ * when TEST_DATABASE_URL is set, in this process; usage errors, an unusable
+ * store and colour as a real process, output through pipes.
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -46,7 +47,14 @@ const jsonFailure = (result: Result, exitCode: number) => {
 const embeddedDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-cli-"))
 afterAll(() => fs.rmSync(embeddedDir, { recursive: true, force: true }))
 
-/** How a store's suite runs `svc`: a process on the embedded store; on PostgreSQL in this process (test/cli-harness.ts). */
+/**
+ * How a store's suite runs `svc`: in this process (test/cli-harness.ts: the
+ * same wiring, parsing, output and exit statuses). A `svc` process
+ * cold-starts in 2 to 8 s here; what only a process shows (exit statuses,
+ * standard output and error through pipes, colour) is tested as processes
+ * in the suites below and in test/src/process.test.ts (project and key
+ * commands on an embedded store the gateway then serves).
+ */
 type Runner = (args: ReadonlyArray<string>, env: Record<string, string>) => Promise<Result>
 
 const stores: ReadonlyArray<{
@@ -55,16 +63,14 @@ const stores: ReadonlyArray<{
 }> = [
   {
     name: "embedded",
-    open: async () => ({ env: { DATA_DIR: embeddedDir }, run: runCli, drop: async () => {} })
+    open: async () => {
+      const cli = await cliFor({ kind: "embedded", dataDir: embeddedDir })
+      return { env: {}, run: cli.run, drop: cli.close }
+    }
   },
   ...(process.env.TEST_DATABASE_URL
     ? [
         {
-          /**
-           * The same commands on PostgreSQL, in this process: what differs from the
-           * embedded store is the services' SQL, not the process (a `svc` process
-           * cold-starts in 2 to 4 s; the exit-4 suite below runs it on PostgreSQL).
-           */
           name: "postgres",
           open: async () => {
             const db = await freshPostgresDatabase(process.env.TEST_DATABASE_URL ?? "")

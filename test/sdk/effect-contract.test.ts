@@ -17,6 +17,7 @@ const LEFT_OUT: Record<string, string> = {
   erasure: "admin plane (ADMIN_TOKEN)",
   evaluators: "admin plane (ADMIN_TOKEN)",
   webhooks: "admin plane (ADMIN_TOKEN)",
+  alerts: "admin plane (ADMIN_TOKEN)",
   sessions: "the anonymous auth mode calls these itself",
   titles: "a streamed text/plain answer: runs.stream wraps it as a Stream"
 }

@@ -45,7 +45,8 @@ const MIGRATIONS = [
   "user_erasures",
   "webhooks",
   "evaluators",
-  "alert_rules"
+  "alert_rules",
+  "usage_scores"
 ]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>

@@ -86,7 +86,7 @@ describe.each(stores)("evaluators on the $name store", (store) => {
       expect(reply.status, reply.text).toBe(201)
       return reply.body.run_id as string
     }
-    return { project, alice, create, scores, report }
+    return { project, alice, create, scores, report, read }
   }
 
   it("keeps every limit: 20 evaluators, 10 categories, sampling 0..1, safe patterns, known projects", async () => {
@@ -170,7 +170,7 @@ describe.each(stores)("evaluators on the $name store", (store) => {
   })
 
   it("labels new runs by their output text, first matching category in order, once", async () => {
-    const { project, alice, create, scores, report } = await setup("runs")
+    const { project, alice, create, scores, report, read } = await setup("runs")
     const threadId = await newThread(alice)
     const before = await report(threadId, "Sorry, I can't help with that")
     const hook = await adminCall("POST", `/projects/${project.project_id}/webhooks`, {
@@ -235,6 +235,10 @@ describe.each(stores)("evaluators on the $name store", (store) => {
     expect(laterScores[0]).toMatchObject({ string_value: "greeting" })
     const [evaluator] = (await adminCall("GET", `/projects/${project.project_id}/evaluators`)).body.evaluators
     expect(evaluator.stats).toEqual({ evaluated: 5, scored: 4, no_match: 1, retrying: 0, failed: 0 })
+    // The evaluator's scores count in the project's usage, under the user of each run.
+    const usage = await read("/usage/period")
+    expect(usage.status, usage.text).toBe(200)
+    expect(usage.body).toMatchObject({ scores: 4, runs: 6 })
   })
 
   it("labels new threads by their last user message", async () => {

@@ -415,6 +415,8 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
       title_generations: 1,
       // Binary fractions, so the sum is exact: 0.25 + 0.5 + 0.0625 (a retried report counts once) + 1.125.
       cost_usd: 1.9375,
+      // ann 2, ben 1 (a refused one counts nothing).
+      scores: 3,
       active_users: 3
     }
     /** What the test user wrote: one of each, left out while its prefix is listed. */
@@ -428,6 +430,7 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
       events: 3,
       title_generations: 1,
       cost_usd: 100,
+      scores: 1,
       active_users: 1
     }
 
@@ -512,7 +515,24 @@ describe.each(stores)("project read API ($name)", (storeUnderTest) => {
           })
         ).body.accepted
       ).toBe(3)
+      // Scores: ann 2, ben 1, the test user 1.
+      const score = async (client: typeof ann, threadId: string) =>
+        expect(
+          (
+            await client("POST", "/scores", {
+              body: { name: "q", data_type: "numeric", value: 1, thread_id: threadId }
+            })
+          ).status
+        ).toBe(201)
+      await score(ann, a1)
+      await score(ann, a2)
+      await score(benClient, b1)
+      await score(tester, t1)
       // Refused writes count nothing.
+      expectError(
+        await ann("POST", "/scores", { body: { name: "q", data_type: "numeric", value: "x", thread_id: a1 } }),
+        400
+      )
       expectError(await ann("POST", "/runs", { body: { thread_id: a1, status: "nope", cost_usd: 7 } }), 400)
       expectError(await ann("POST", "/runs", { body: { thread_id: a1, status: "completed", cost_usd: -7 } }), 400)
       expectError(

@@ -420,7 +420,7 @@ const processStores = [
 ]
 
 describe.each(processStores)("a gateway killed before delivering ($name)", (store) => {
-  it("leaves the delivery to the next gateway", { timeout: 120_000 }, async () => {
+  it("leaves the deliveries (an event's, an alert firing's) to the next gateway", { timeout: 120_000 }, async () => {
     const receiver = await startReceiver()
     const made = await store.make()
     const env = { ...made.env, ADMIN_TOKEN, WEBHOOK_ALLOW_PRIVATE: "true", BOOTSTRAP_DEFAULT_PROJECT: "false" }
@@ -441,6 +441,28 @@ describe.each(processStores)("a gateway killed before delivering ($name)", (stor
         headers: { authorization: `Bearer ${project.body.api_key}`, "svc-user-id": "u1", "svc-workspace-id": "w1" }
       })
       expect(thread.status, thread.text).toBe(201)
+      // An alert rule that fires on the first run: its firing is written with its delivery, then the gateway dies.
+      const rule = await call(first.url, "POST", `/v1/admin/projects/${projectId}/alert-rules`, {
+        body: {
+          name: "any run",
+          metric: "runs",
+          comparison: "gte",
+          threshold: 1,
+          window_minutes: 5,
+          cooldown_minutes: 5,
+          webhook_url: receiver.url("/alert-after-kill")
+        },
+        headers
+      })
+      expect(rule.status, rule.text).toBe(201)
+      const run = await call(first.url, "POST", "/v1/runs", {
+        body: { thread_id: thread.body.thread_id, status: "completed" },
+        headers: { authorization: `Bearer ${project.body.api_key}`, "svc-user-id": "u1", "svc-workspace-id": "w1" }
+      })
+      expect(run.status, run.text).toBe(201)
+      const checked = await call(first.url, "POST", "/v1/admin/jobs/alerts/run", { headers })
+      expect(checked.status, checked.text).toBe(200)
+      expect(checked.body.details).toMatchObject({ fired: 1 })
       const exited = new Promise((done) => first.child.once("exit", done))
       first.child.kill("SIGKILL")
       await exited
@@ -449,13 +471,20 @@ describe.each(processStores)("a gateway killed before delivering ($name)", (stor
       const second = await spawnGateway({ ...env, JOBS_POLL_SECONDS: "1" })
       try {
         const deadline = Date.now() + 30_000
-        while (receiver.at("/after-kill").length === 0 && Date.now() < deadline) {
+        while (
+          (receiver.at("/after-kill").length === 0 || receiver.at("/alert-after-kill").length === 0) &&
+          Date.now() < deadline
+        ) {
           await new Promise((done) => setTimeout(done, 200))
         }
         const got = receiver.at("/after-kill")
         expect(got).toHaveLength(1)
         expect(JSON.parse(got[0]?.body ?? "{}").data.id).toBe(thread.body.thread_id)
         expect(await verifySignature(hook.body.secret, got[0] ?? { path: "", headers: {}, body: "" })).toBe(true)
+        const fired = receiver.at("/alert-after-kill")
+        expect(fired).toHaveLength(1)
+        expect(JSON.parse(fired[0]?.body ?? "{}")).toMatchObject({ type: "alert.fired", data: { value: 1 } })
+        expect(await verifySignature(rule.body.secret, fired[0] ?? { path: "", headers: {}, body: "" })).toBe(true)
       } finally {
         await second.stop()
       }
