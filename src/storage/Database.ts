@@ -26,6 +26,33 @@ export type StoreKind =
 const CONNECT_TIMEOUT_MS = 10_000
 const QUERY_TIMEOUT_MS = 60_000
 
+const CANCEL_BACKEND = "SELECT pg_cancel_backend("
+
+/**
+ * @effect/sql-pg (0.x) cancels an interrupted statement by sending
+ * `SELECT pg_cancel_backend(<pid>)` on another connection of the pool. That
+ * cancels whatever the backend runs when it arrives: when the interrupted
+ * statement has ended meanwhile and its connection has gone back to the
+ * pool, another request's statement (the fuzz suite found it: a client that
+ * went away made a thread create of another request answer 500, "canceling
+ * statement due to user request"). So the pool answers that one query at
+ * once without sending it: an interrupted statement runs to its end, which
+ * QUERY_TIMEOUT_MS bounds, and its connection serves the next one after.
+ */
+const withoutBackendCancel = (pool: pg.Pool) => {
+  const query = pool.query
+  Object.defineProperty(pool, "query", {
+    value: function (this: pg.Pool, text: unknown, ...rest: Array<unknown>) {
+      if (typeof text === "string" && text.startsWith(CANCEL_BACKEND)) {
+        const callback = rest.find((arg) => typeof arg === "function")
+        if (typeof callback === "function") queueMicrotask(() => callback(null))
+        return undefined
+      }
+      return Reflect.apply(query, this, [text, ...rest])
+    }
+  })
+}
+
 /**
  * The pool is made here rather than inside PgClient.layer (same settings,
  * same first `SELECT 1`), because PgClient keeps its pool to itself and the
@@ -48,6 +75,7 @@ const postgres = (url: Redacted.Redacted, poolMax: number) =>
           })
           // An idle connection's error (server restart) is seen by the next query; here it must not throw.
           made.on("error", () => {})
+          withoutBackendCancel(made)
           return made
         }),
         (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))

@@ -3,6 +3,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { describe, expect, it } from "vitest"
@@ -120,6 +121,29 @@ describe.each(stores)("database errors ($name)", (storeUnderTest) => {
 })
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)("storage on PostgreSQL", () => {
+  it("an interrupted statement runs to its end: no pg_cancel_backend, which could hit another request's", async () => {
+    const db = await freshPostgresDatabase(process.env.TEST_DATABASE_URL ?? "")
+    try {
+      const store = { kind: "postgres", url: Redacted.make(db.url) } as const
+      const rows = await withStore(store, (sql) =>
+        Effect.gen(function* () {
+          yield* sql`CREATE TABLE done (n int)`
+          const slow = yield* Effect.fork(sql`INSERT INTO done SELECT 1 FROM pg_sleep(0.4)`)
+          yield* Effect.sleep("100 millis")
+          // The interruption returns at once; the statement is not cancelled.
+          yield* Fiber.interrupt(slow).pipe(
+            Effect.timeoutFail({ duration: "1 second", onTimeout: () => new Error("interrupt waited") })
+          )
+          yield* Effect.sleep("700 millis")
+          return yield* sql<{ n: number }>`SELECT n FROM done`
+        })
+      )
+      expect(rows).toEqual([{ n: 1 }])
+    } finally {
+      await db.drop()
+    }
+  })
+
   it("gateways starting together on one database sign with one key", async () => {
     const db = await freshPostgresDatabase(process.env.TEST_DATABASE_URL ?? "")
     try {
