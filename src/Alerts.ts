@@ -12,8 +12,10 @@ import {
 } from "../schema/Alerts.js"
 import { Conflict, invalid, notFound } from "../schema/Errors.js"
 import { AppConfig } from "./Config.js"
+import { orNotFound } from "./Found.js"
 import { ulid } from "./Ids.js"
 import { type AlertRuleRow, type AlertRuleSettings, AlertsRepo, type FiringRow } from "./storage/AlertsRepo.js"
+import { ProjectsRepo } from "./storage/ProjectsRepo.js"
 import { fn } from "./Traced.js"
 import { refusedHost } from "./WebhookAddress.js"
 import { newSecret } from "./WebhookSender.js"
@@ -88,13 +90,13 @@ export const rulesAllowed = (plan: string): number =>
  * (src/AlertJob.ts).
  */
 export class Alerts extends Effect.Service<Alerts>()("svc/Alerts", {
-  dependencies: [AlertsRepo.Default],
+  dependencies: [AlertsRepo.Default, ProjectsRepo.Default],
   effect: Effect.gen(function* () {
     const repo = yield* AlertsRepo
+    const projects = yield* ProjectsRepo
     const allowPrivate = yield* AppConfig.webhookAllowPrivate
 
-    const requireProject = (projectId: string) =>
-      Effect.flatMap(repo.projectExists(projectId), (found) => (found ? Effect.void : Effect.fail(notFound("project"))))
+    const requireProject = (projectId: string) => Effect.flatMap(projects.get(projectId), orNotFound("project"))
 
     /** The webhooks' rule (src/WebhookAddress.ts): no private, loopback or link-local destination unless allowed. */
     const checkUrl = (url: string) =>

@@ -10,7 +10,9 @@ import {
   type WebhookEventType
 } from "../schema/Webhooks.js"
 import { AppConfig } from "./Config.js"
+import { orNotFound } from "./Found.js"
 import { newId } from "./Ids.js"
+import { ProjectsRepo } from "./storage/ProjectsRepo.js"
 import { type DeliveryRow, type WebhookRow, WebhooksRepo } from "./storage/WebhooksRepo.js"
 import { fn } from "./Traced.js"
 import { TtlCache } from "./TtlCache.js"
@@ -82,15 +84,15 @@ const threadOf = (type: WebhookEventType, data: unknown): string | null => {
  * `webhooks` job's (src/WebhookJob.ts).
  */
 export class Webhooks extends Effect.Service<Webhooks>()("svc/Webhooks", {
-  dependencies: [WebhooksRepo.Default],
+  dependencies: [WebhooksRepo.Default, ProjectsRepo.Default],
   effect: Effect.gen(function* () {
     const repo = yield* WebhooksRepo
+    const projects = yield* ProjectsRepo
     const allowPrivate = yield* AppConfig.webhookAllowPrivate
     const clock = yield* Effect.clock
     const subscribed = new TtlCache<string, ReadonlySet<string>>(10_000, () => clock.unsafeCurrentTimeMillis())
 
-    const requireProject = (projectId: string) =>
-      Effect.flatMap(repo.projectExists(projectId), (found) => (found ? Effect.void : Effect.fail(notFound("project"))))
+    const requireProject = (projectId: string) => Effect.flatMap(projects.get(projectId), orNotFound("project"))
 
     const create = fn("Webhooks.create")(function* (projectId: string, input: CreateWebhook) {
       yield* requireProject(projectId)

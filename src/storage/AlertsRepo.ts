@@ -278,11 +278,6 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("svc/AlertsRepo", {
       due: fn("AlertsRepo.due")(due, Effect.orDie),
       checked: fn("AlertsRepo.checked")(checked, Effect.orDie),
       fire: fn("AlertsRepo.fire")(fire, Effect.orDie),
-      projectExists: fn("AlertsRepo.projectExists")(
-        (projectId: string) =>
-          sql`SELECT 1 FROM projects WHERE id = ${projectId}`.pipe(Effect.map((rows) => rows.length > 0)),
-        Effect.orDie
-      ),
       /** `effect` in a transaction; the store's own failures are defects, the effect's errors stay. */
       withTransaction: inTransaction(sql)
     } as const

@@ -36,6 +36,17 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("svc/ErasureRepo"
     const counted = (statement: Effect.Effect<ReadonlyArray<{ readonly n: number }>, unknown>) =>
       Effect.map(statement, ([row]) => Number(row?.n ?? 0))
 
+    /** Deletes the project's rows of `table` whose `column` is one of `values`; the count deleted. */
+    const deleteWhereIn = (
+      table: "message_feedback" | "scores" | "messages" | "runs" | "threads" | "spans" | "traces",
+      column: "id" | "message_id" | "run_id" | "trace_id",
+      projectId: string,
+      values: ReadonlyArray<string>
+    ) =>
+      counted(sql`WITH gone AS (
+          DELETE FROM ${sql(table)} WHERE project_id = ${projectId} AND ${sql(column)} IN ${sql.in(values)} RETURNING 1
+        ) SELECT count(*)::int AS n FROM gone`)
+
     /** The user's threads (any workspace of the project), with their metadata, `limit` at a time. */
     const threadsOf = (projectId: string, userId: string, limit: number) =>
       sql<ContentRow>`SELECT id, metadata::text AS content FROM threads
@@ -69,15 +80,9 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("svc/ErasureRepo"
     /** Deletes messages by id with their feedback and the scores on them; the counts of each. */
     const deleteMessages = (projectId: string, ids: ReadonlyArray<string>) =>
       Effect.gen(function* () {
-        const feedback = yield* counted(sql`WITH gone AS (
-            DELETE FROM message_feedback WHERE project_id = ${projectId} AND message_id IN ${sql.in(ids)} RETURNING 1
-          ) SELECT count(*)::int AS n FROM gone`)
-        const scores = yield* counted(sql`WITH gone AS (
-            DELETE FROM scores WHERE project_id = ${projectId} AND message_id IN ${sql.in(ids)} RETURNING 1
-          ) SELECT count(*)::int AS n FROM gone`)
-        const messages = yield* counted(sql`WITH gone AS (
-            DELETE FROM messages WHERE project_id = ${projectId} AND id IN ${sql.in(ids)} RETURNING 1
-          ) SELECT count(*)::int AS n FROM gone`)
+        const feedback = yield* deleteWhereIn("message_feedback", "message_id", projectId, ids)
+        const scores = yield* deleteWhereIn("scores", "message_id", projectId, ids)
+        const messages = yield* deleteWhereIn("messages", "id", projectId, ids)
         return { feedback, scores, messages }
       }).pipe(sql.withTransaction)
 
@@ -92,12 +97,8 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("svc/ErasureRepo"
     /** Deletes runs by id with the scores on them. */
     const deleteRuns = (projectId: string, ids: ReadonlyArray<string>) =>
       Effect.gen(function* () {
-        const scores = yield* counted(sql`WITH gone AS (
-            DELETE FROM scores WHERE project_id = ${projectId} AND run_id IN ${sql.in(ids)} RETURNING 1
-          ) SELECT count(*)::int AS n FROM gone`)
-        const runs = yield* counted(sql`WITH gone AS (
-            DELETE FROM runs WHERE project_id = ${projectId} AND id IN ${sql.in(ids)} RETURNING 1
-          ) SELECT count(*)::int AS n FROM gone`)
+        const scores = yield* deleteWhereIn("scores", "run_id", projectId, ids)
+        const runs = yield* deleteWhereIn("runs", "id", projectId, ids)
         return { scores, runs }
       }).pipe(sql.withTransaction)
 
@@ -129,19 +130,13 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("svc/ErasureRepo"
 
     /** Deletes these threads (their rows deleted before: nothing cascades). */
     const deleteThreads = (projectId: string, ids: ReadonlyArray<string>) =>
-      counted(sql`WITH gone AS (
-          DELETE FROM threads WHERE project_id = ${projectId} AND id IN ${sql.in(ids)} RETURNING 1
-        ) SELECT count(*)::int AS n FROM gone`)
+      deleteWhereIn("threads", "id", projectId, ids)
 
     /** Deletes the spans of these traces and the traces' rows. */
     const deleteTraces = (projectId: string, traceIds: ReadonlyArray<string>) =>
       Effect.gen(function* () {
-        const spans = yield* counted(sql`WITH gone AS (
-            DELETE FROM spans WHERE project_id = ${projectId} AND trace_id IN ${sql.in(traceIds)} RETURNING 1
-          ) SELECT count(*)::int AS n FROM gone`)
-        const traces = yield* counted(sql`WITH gone AS (
-            DELETE FROM traces WHERE project_id = ${projectId} AND trace_id IN ${sql.in(traceIds)} RETURNING 1
-          ) SELECT count(*)::int AS n FROM gone`)
+        const spans = yield* deleteWhereIn("spans", "trace_id", projectId, traceIds)
+        const traces = yield* deleteWhereIn("traces", "trace_id", projectId, traceIds)
         return { spans, traces }
       }).pipe(sql.withTransaction)
 

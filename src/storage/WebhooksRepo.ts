@@ -223,11 +223,6 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("svc/WebhooksRe
       listDeliveries: fn("WebhooksRepo.listDeliveries")(listDeliveries, Effect.orDie),
       redeliver: fn("WebhooksRepo.redeliver")(redeliver, Effect.orDie),
       pending: pending.pipe(Effect.orDie),
-      projectExists: fn("WebhooksRepo.projectExists")(
-        (projectId: string) =>
-          sql`SELECT 1 FROM projects WHERE id = ${projectId}`.pipe(Effect.map((rows) => rows.length > 0)),
-        Effect.orDie
-      ),
       /** `effect` in a transaction; the store's own failures are defects, the effect's errors stay. */
       withTransaction: inTransaction(sql)
     } as const
