@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { admin, asUser, createProject, stores, useGateway } from "../../layers.js"
-import { expectError, newMessage, newThread } from "./helpers.js"
+import { expectError, newMessage, newThread, runJob as runJobOnce } from "./helpers.js"
 import { type Receiver, startReceiver, verifySignature } from "./webhook-receiver.js"
 
 const MINUTE = 60_000
@@ -51,12 +51,7 @@ describe.each(stores)("alert rules ($name)", (storeUnderTest) => {
     await receiver.close()
   })
   const adminCall = (method: string, route: string, body?: unknown) => admin(handle.current)(method, route, body)
-  const runJob = async (job: "alerts" | "webhooks") => {
-    const reply = await adminCall("POST", `/jobs/${job}/run`)
-    expect(reply.status, reply.text).toBe(200)
-    expect(reply.body.error).toBeNull()
-    return reply.body as { items: number; details: Record<string, number> }
-  }
+  const runJob = (job: "alerts" | "webhooks") => runJobOnce(handle.current, job)
   /** A rule that never fires (no project here has a million runs), to count and to check limits with. */
   const quiet = (overrides: Record<string, unknown> = {}) => ({
     name: "quiet",

@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { sampled } from "../../../src/evaluators/Rules.js"
 import { admin, asUser, createProject, stores, useGateway } from "../../layers.js"
-import { asProject, expectError, newMessage, newThread } from "./helpers.js"
+import { asProject, expectError, newMessage, newThread, runJob as runJobOnce } from "./helpers.js"
 import { responseObject } from "./openai-response.js"
 
 const MODEL = "evaluator-test-model"
@@ -62,12 +62,7 @@ const category = (name: string, rule: { keywords?: Array<string>; pattern?: stri
 describe.each(stores)("evaluators on the $name store", (store) => {
   const gateway = useGateway(store, env)
   const adminCall = (method: string, path: string, body?: unknown) => admin(gateway.current)(method, path, body)
-  const runJob = async () => {
-    const reply = await adminCall("POST", "/jobs/evaluators/run")
-    expect(reply.status, reply.text).toBe(200)
-    expect(reply.body.error).toBeNull()
-    return reply.body as { items: number; details: Record<string, number> }
-  }
+  const runJob = () => runJobOnce(gateway.current, "evaluators")
   const setup = async (name: string) => {
     const project = await createProject(gateway.current, name)
     const alice = asUser(gateway.current, project.api_key, "alice", "ws-1")

@@ -4,7 +4,7 @@
  */
 import { request } from "node:http"
 import { expect } from "vitest"
-import { asUser, type CallOptions, call, type Gateway, NOW, type Reply, type UserClient } from "../../layers.js"
+import { admin, asUser, type CallOptions, call, type Gateway, NOW, type Reply, type UserClient } from "../../layers.js"
 
 /** ISO 8601 UTC with milliseconds (decisions.md §1). */
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -209,3 +209,11 @@ export const asProject =
       ...options,
       headers: { authorization: `Bearer ${apiKey}`, ...options.headers }
     })
+
+/** Runs a background job once now through the admin API (it must run without error): what it did. */
+export const runJob = async (gateway: Gateway, job: string) => {
+  const reply = await admin(gateway)("POST", `/jobs/${job}/run`)
+  expect(reply.status, reply.text).toBe(200)
+  expect(reply.body.error).toBeNull()
+  return reply.body as { items: number; details: Record<string, number> }
+}

@@ -23,7 +23,7 @@ import {
   useGateway
 } from "../../layers.js"
 import { expectUpload, put, UPLOAD } from "./files-helpers.js"
-import { expectError, inBatches, newMessage, newThread } from "./helpers.js"
+import { expectError, inBatches, newMessage, newThread, runJob as runJobOnce } from "./helpers.js"
 import { useS3rver } from "./s3rver.js"
 
 const HOUR = 3_600_000
@@ -73,12 +73,7 @@ describe.each(stores)("retention and settings ($name)", (storeUnderTest) => {
   const blobDir = mkdtempSync(join(tmpdir(), "svc-retention-blobs-"))
   const handle = useGateway(storeUnderTest, { JOBS_POLL_SECONDS: "0", BLOB_DIR: blobDir, PUBLIC_URL })
   afterAll(() => rmSync(blobDir, { recursive: true, force: true }))
-  const run = async () => {
-    const reply = await admin(handle.current)("POST", "/jobs/retention/run")
-    expect(reply.status, reply.text).toBe(200)
-    expect(reply.body.error).toBeNull()
-    return reply.body as { items: number; details: Record<string, number> }
-  }
+  const run = () => runJobOnce(handle.current, "retention")
 
   it("reads every setting in one object, with the defaults", async () => {
     const project = await createProject(handle.current)

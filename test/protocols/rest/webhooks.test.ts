@@ -21,7 +21,7 @@ import {
 } from "../../layers.js"
 import { spawnGateway } from "../../process.js"
 import { exportOf, jsonSpan, postJson, traceIdOf } from "../traces/otlp.js"
-import { asProject, expectError, newMessage, newThread } from "./helpers.js"
+import { asProject, expectError, newMessage, newThread, runJob as runJobOnce } from "./helpers.js"
 import { type Receiver, startReceiver, verifySignature } from "./webhook-receiver.js"
 
 const ALL_EVENTS = ["thread.created", "message.created", "run.created", "score.created", "feedback.created"]
@@ -37,12 +37,7 @@ describe.each(stores)("webhooks ($name)", (storeUnderTest) => {
     await receiver.close()
   })
   const adminCall = (method: string, route: string, body?: unknown) => admin(handle.current)(method, route, body)
-  const runJob = async () => {
-    const reply = await adminCall("POST", "/jobs/webhooks/run")
-    expect(reply.status, reply.text).toBe(200)
-    expect(reply.body.error).toBeNull()
-    return reply.body as { items: number; details: Record<string, number> }
-  }
+  const runJob = () => runJobOnce(handle.current, "webhooks")
   const subscribe = async (projectId: string, url: string, events: ReadonlyArray<string>) => {
     const reply = await adminCall("POST", `/projects/${projectId}/webhooks`, { url, events })
     expect(reply.status, reply.text).toBe(201)
