@@ -19,7 +19,8 @@ export const PROFILE_DIR = join(RESULTS, "profile")
 export const runId = new Date().toISOString().replace(/:/g, "-")
 export const workDir = join(RESULTS, `work-${runId}`)
 
-const intEnv = (name: string, fallback: number): number => {
+/** A non-negative whole number from the environment; unset or empty: `fallback`. */
+export const intEnv = (name: string, fallback: number): number => {
   const raw = process.env[name]
   if (raw === undefined || raw === "") return fallback
   const value = Number(raw)
