@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AppConfig, integerIn } from "../src/Config.js"
 import { REQUEST_ID_HEADER, requestIdFrom } from "./RequestId.js"
-import { declaresBody } from "./rest/Body.js"
+import { bodyCapOf, declaresBody } from "./rest/Body.js"
 
 const HEALTH_OK = JSON.stringify({ status: "ok" })
 const HEALTH_DRAINING = JSON.stringify({ status: "shutting_down" })
@@ -26,6 +26,24 @@ const SHUTDOWN_RETRY_AFTER_S = 1
  */
 export const UNREAD_BODY_DRAIN_BYTES = 64 * 1024
 export const UNREAD_BODY_DRAIN_MS = 2_000
+
+/**
+ * After a 413, a body of at most twice its route's cap, and never more than
+ * this, is read to its end and discarded (decisions.md "Wire"): an honest
+ * client that sends its whole body before it reads, or whose reset would
+ * reach it before the answer, then reads the 413 instead of a reset (and the
+ * stock OTLP exporters do not send the batch again).
+ */
+export const OVERSIZE_DISCARD_MAX_BYTES = 64 * 1024 * 1024
+/** The rate (bytes per second) a discarded body must keep up, on average, after UNREAD_BODY_DRAIN_MS of grace. */
+export const OVERSIZE_DISCARD_MIN_RATE = 1024 * 1024
+
+/** How much of a body over `cap` the server reads and discards after the 413. */
+export const oversizeDiscardBytes = (cap: number): number => Math.min(2 * cap, OVERSIZE_DISCARD_MAX_BYTES)
+
+/** How long the rest of a body within the discard bound may take to arrive after the 413. */
+export const oversizeDiscardMs = (bound: number): number =>
+  UNREAD_BODY_DRAIN_MS + Math.ceil((bound / OVERSIZE_DISCARD_MIN_RATE) * 1_000)
 
 export interface ServerSettings {
   /** On close, how long requests in flight may take before connections are cut. */
@@ -61,6 +79,29 @@ const answerShuttingDown = (response: ServerResponse) => {
   response.end(SHUTTING_DOWN)
 }
 
+/** A body read to its end after a 413: the socket may read up to `untilBytesRead` in all, for `ms`. */
+interface Discard {
+  readonly untilBytesRead: number
+  readonly ms: number
+}
+
+/**
+ * Whether the rest of `request`'s body is read to its end after its 413:
+ * when its route's cap is known and the body (declared, or read so far when
+ * chunked) is within the discard bound. `startBytes` is the socket's
+ * `bytesRead` when the request's head had been read.
+ */
+const discardAfter413 = (request: IncomingMessage, startBytes: number): Discard | undefined => {
+  const cap = bodyCapOf(request)
+  if (cap === undefined) return undefined
+  const bound = oversizeDiscardBytes(cap)
+  const declared = request.headers["content-length"]
+  if (declared !== undefined && !(Number(declared) <= bound)) return undefined
+  if (request.socket.bytesRead - startBytes > bound) return undefined
+  // The allowance covers the part of the body read along with the head, and a chunked body's framing.
+  return { untilBytesRead: startBytes + bound + UNREAD_BODY_DRAIN_BYTES, ms: oversizeDiscardMs(bound) }
+}
+
 /**
  * A response is going out while its request's body is still arriving (a 401
  * or 404 before the handler asked for the body, a 413 part way through, a GET
@@ -69,43 +110,66 @@ const answerShuttingDown = (response: ServerResponse) => {
  * request. The body is read on (and discarded) only while the response goes
  * out and a little after: at most UNREAD_BODY_DRAIN_BYTES, for at most
  * UNREAD_BODY_DRAIN_MS, or until the client closes its side.
+ *
+ * With `discard` (a 413 for a body within the discard bound) the body is
+ * read to its end instead, as long as the socket stays within its bytes and
+ * time; only then does the server close its side (FIN), so the client is
+ * done sending when it sees the close. Past either bound it is cut.
  */
-const closeAfterResponse = (request: IncomingMessage, response: ServerResponse) => {
+const closeAfterResponse = (request: IncomingMessage, response: ServerResponse, discard: Discard | undefined) => {
   const socket = request.socket
   let drained = 0
   let over = false
+  let closeWanted = false
   const cut = () => {
     clearTimeout(deadline)
     socket.destroy()
   }
-  const deadline = setTimeout(cut, UNREAD_BODY_DRAIN_MS)
+  const deadline = setTimeout(cut, discard?.ms ?? UNREAD_BODY_DRAIN_MS)
   deadline.unref()
   socket.once("close", () => clearTimeout(deadline))
   socket.once("end", cut)
   // Reading through the request (rather than letting Node discard it) counts each chunk as it comes.
   request.on("data", (chunk: Buffer) => {
     drained += chunk.length
-    if (over || drained <= UNREAD_BODY_DRAIN_BYTES) return
+    const within =
+      discard === undefined ? drained <= UNREAD_BODY_DRAIN_BYTES : socket.bytesRead <= discard.untilBytesRead
+    if (over || within) return
     over = true
     if (response.writableFinished) cut()
     else response.once("finish", cut)
   })
+  const destroySoon = socket.destroySoon
+  if (discard !== undefined) {
+    // The whole body is in: close as Node would have (FIN once the response is written, then destroy).
+    request.once("end", () => {
+      if (closeWanted) Reflect.apply(destroySoon, socket, [])
+    })
+  }
   request.resume()
   // Node closes a `Connection: close` response with destroySoon (end, then destroy once written): keep the
   // read side a little longer, so the client can take the response before the close (closing on unread
   // data makes TCP reset, and a client can lose what it has not read yet).
   socket.destroySoon = function (this: Socket) {
+    if (discard !== undefined) {
+      // The FIN waits for the end of the body: a client still sending may take a close as a failure.
+      if (request.complete) Reflect.apply(destroySoon, this, [])
+      else closeWanted = true
+      return
+    }
     this.end()
     if (over) cut()
   }
 }
 
 const closeWhenBodyUnread = (request: IncomingMessage, response: ServerResponse) => {
+  const startBytes = request.socket.bytesRead
   const writeHead = response.writeHead
   response.writeHead = function (this: ServerResponse, ...args: Array<unknown>) {
     if (!request.complete) {
       this.setHeader("connection", "close")
-      closeAfterResponse(request, this)
+      const status = typeof args[0] === "number" ? args[0] : this.statusCode
+      closeAfterResponse(request, this, status === 413 ? discardAfter413(request, startBytes) : undefined)
     }
     return Reflect.apply(writeHead, this, args)
   } as ServerResponse["writeHead"]
@@ -121,7 +185,8 @@ const closeWhenBodyUnread = (request: IncomingMessage, response: ServerResponse)
  * - Timeouts a public server needs: headers, whole request, keep-alive and
  *   idle (a body trickling one byte at a time held a connection for Node's
  *   default 300 s).
- * - A body left unread is not read to its end (closeWhenBodyUnread).
+ * - A body left unread is not read to its end (closeWhenBodyUnread), except
+ *   after a 413, within a bound proportional to the route's cap.
  * - Graceful close: when the server closes (SIGTERM makes the runtime release
  *   its layers) no new connections are taken, idle keep-alive connections
  *   close, responses in flight finish and carry `Connection: close`; a new

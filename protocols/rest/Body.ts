@@ -5,6 +5,7 @@
  * few thousand nested arrays overflowed the stack: a 500 without
  * credentials).
  */
+import type { IncomingMessage } from "node:http"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
@@ -18,6 +19,22 @@ export const declaresBody = (
   const length = headers["content-length"]
   return (length !== undefined && length !== "0") || headers["transfer-encoding"] !== undefined
 }
+
+/** The body cap of each request's route, by the Node request it arrived as (see recordBodyCap). */
+const bodyCaps = new WeakMap<IncomingMessage, number>()
+
+/**
+ * Records the cap of the route a request with a body goes to. Where the
+ * server answers 413 before the body's end, it reads (and discards) the
+ * rest of a body within a bound proportional to this cap, so that an honest
+ * client gets to read the 413 (protocols/NodeServer.ts).
+ */
+export const recordBodyCap = (request: HttpServerRequest.HttpServerRequest, cap: number): void => {
+  bodyCaps.set(NodeHttpServerRequest.toIncomingMessage(request), cap)
+}
+
+/** The cap recorded for `request`'s route, if its route is known. */
+export const bodyCapOf = (request: IncomingMessage): number | undefined => bodyCaps.get(request)
 
 /** The message of the platform's body cap, which the chunked reader uses too. */
 export const MAX_BYTES_EXCEEDED = "maxBytes exceeded"
@@ -126,8 +143,8 @@ const readCapped = (request: HttpServerRequest.HttpServerRequest, maxBytes: numb
         return
       }
       cleanup()
-      // The rest is not read: the node server (protocols/NodeServer.ts) closes a
-      // connection whose request body was left unread once the 413 is out.
+      // The rest is left to the node server (protocols/NodeServer.ts): once the 413
+      // is out it discards what remains within its bound, or closes the connection.
       source.pause()
       resume(Effect.fail(decodeFailure(request, new Error(MAX_BYTES_EXCEEDED))))
     }

@@ -24,7 +24,7 @@ import {
 } from "../../schema/Errors.js"
 import { isStoreUnavailable, isUnstorableValue } from "../../src/Defects.js"
 import { Origins } from "../../src/Origins.js"
-import { declaresBody, JsonBodyError, MAX_BYTES_EXCEEDED, withBodyRules } from "./Body.js"
+import { declaresBody, JsonBodyError, MAX_BYTES_EXCEEDED, recordBodyCap, withBodyRules } from "./Body.js"
 import { FrontendProject, splitFrontendUrl } from "./Frontend.js"
 import type { RouteRules, RouteTable } from "./RouteTable.js"
 
@@ -132,6 +132,8 @@ const serve = (
 ) =>
   Effect.gen(function* () {
     if (declaresBody(request.headers)) {
+      // So that the server reads the rest of a body over the cap, within a bound, after the 413 (Body.ts).
+      recordBodyCap(request, policy.maxBytes)
       const declared = request.headers["content-length"]
       if (declared !== undefined && Number(declared) > policy.maxBytes) {
         return tooLarge(`request body is larger than ${policy.maxBytes} bytes`)
