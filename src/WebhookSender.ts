@@ -9,7 +9,7 @@ import * as http from "node:http"
 import * as https from "node:https"
 import type { LookupFunction } from "node:net"
 import { isIP } from "node:net"
-import { isNonPublicAddress } from "./WebhookAddress.js"
+import { nonPublicText } from "./WebhookAddress.js"
 
 export const SECRET_PREFIX = "whsec_"
 /** A whole attempt (connect, send, answer) gets this long. */
@@ -39,15 +39,16 @@ const checkedLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, "", 0)
     const list = Array.isArray(addresses) ? addresses : []
-    const bad = list.find((entry) => isNonPublicAddress(entry.address))
-    const first = list[0]
-    if (bad !== undefined) {
+    for (const entry of list) {
+      const refused = nonPublicText(entry.address)
+      if (refused === undefined) continue
       return callback(
-        Object.assign(new Error(`${hostname} resolves to ${bad.address}, a private address`), { code: "EPRIVATE" }),
+        Object.assign(new Error(`${hostname} resolves to ${entry.address}, ${refused}`), { code: "EPRIVATE" }),
         "",
         0
       )
     }
+    const first = list[0]
     if (first === undefined) return callback(Object.assign(new Error(`${hostname} does not resolve`)), "", 0)
     if (options.all) return callback(null, list)
     return callback(null, first.address, first.family)
@@ -73,9 +74,8 @@ export const deliver = (input: {
       resolve({ statusCode, error, durationMs: Math.round(performance.now() - started) })
     const url = new URL(input.url)
     const host = url.hostname.replace(/^\[|\]$/g, "")
-    if (!input.allowPrivate && isIP(host) !== 0 && isNonPublicAddress(host)) {
-      return finish(null, `${host} is a private, loopback or link-local address`)
-    }
+    const refused = input.allowPrivate || isIP(host) === 0 ? undefined : nonPublicText(host)
+    if (refused !== undefined) return finish(null, `${host} is ${refused}`)
     const timestamp = Math.floor(input.nowMs / 1000)
     const transport = url.protocol === "https:" ? https : http
     let settled = false
