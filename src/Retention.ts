@@ -16,7 +16,7 @@ type Days = RetentionAnswer["days"]
 
 const DAY_MS = 86_400_000
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
-/** A pass stops starting batches after this long (it stays well within the job lease). */
+/** A pass stops starting batches after this long (so that the gateway's other jobs, run one after another, get their turn). */
 const PASS_BUDGET_MS = 60_000
 /** The queue of attachment blobs to delete, written with the rows that named them. */
 export const BLOB_DELETE = "blob.delete"
@@ -120,7 +120,7 @@ export class RetentionJob extends Effect.Service<RetentionJob>()("svc/RetentionJ
         const key = typeof payload === "object" && payload !== null && "key" in payload ? payload.key : undefined
         return typeof key === "string" ? blobs.remove(key) : Effect.void
       },
-      { batch: 100, leaseMs: 60_000, maxAttempts: 10, backoffMs: exponentialBackoff() }
+      { batch: 100, maxAttempts: 10, backoffMs: exponentialBackoff() }
     )
 
     /** One pass: every project's expired rows in batches, then the blobs they named; bounded by PASS_BUDGET_MS. */
@@ -136,6 +136,7 @@ export class RetentionJob extends Effect.Service<RetentionJob>()("svc/RetentionJ
         scores: 0,
         events: 0,
         spans: 0,
+        span_resources: 0,
         traces: 0,
         webhook_deliveries: 0,
         attachments: 0,

@@ -3,16 +3,15 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { AppConfig } from "./Config.js"
 import type { Job, JobResult } from "./jobs/Jobs.js"
+import { heldRows, LEASE_MS, withLease } from "./jobs/Lease.js"
 import { exponentialBackoff } from "./jobs/Queue.js"
 import { type AttemptResult, type ClaimedDelivery, WebhooksRepo } from "./storage/WebhooksRepo.js"
-import { ATTEMPT_TIMEOUT_MS, deliver } from "./WebhookSender.js"
+import { deliver } from "./WebhookSender.js"
 
 /** Deliveries claimed at once, and sent at once. */
 const BATCH = 20
 const CONCURRENCY = 10
-/** A claimed delivery is this gateway's for this long (every attempt of a batch ends within ATTEMPT_TIMEOUT_MS). */
-const LEASE_MS = 6 * ATTEMPT_TIMEOUT_MS
-/** A pass stops claiming after this long (it stays well within the job lease). */
+/** A pass stops claiming after this long (so that the gateway's other jobs, run one after another, get their turn). */
 const PASS_BUDGET_MS = 60_000
 /** After failed attempt n: 30 s, 1 min, 2 min, ... at most an hour, until the delivery's 24 hours are over. */
 export const webhookBackoff = exponentialBackoff(30_000, 3_600_000)
@@ -30,7 +29,10 @@ export class WebhookJob extends Effect.Service<WebhookJob>()("svc/WebhookJob", {
     const holder = randomUUID()
     const nowMs = Clock.currentTimeMillis
 
-    const attempt = (item: ClaimedDelivery) =>
+    const keyOf = (row: { readonly project_id: string; readonly id: string }) => `${row.project_id}/${row.id}`
+
+    /** Sends one delivery and records the attempt; `done` lets its lease go first (src/jobs/Lease.ts heldRows). */
+    const attempt = (item: ClaimedDelivery, done: (item: ClaimedDelivery) => void, details: Record<string, number>) =>
       Effect.gen(function* () {
         const startedAt = yield* nowMs
         const outcome = yield* Effect.promise(() =>
@@ -45,6 +47,7 @@ export class WebhookJob extends Effect.Service<WebhookJob>()("svc/WebhookJob", {
             : next > item.retry_until.getTime()
               ? { _tag: "Failed" }
               : { _tag: "Retry", at: new Date(next) }
+        done(item)
         yield* repo.recordAttempt(
           item.project_id,
           item.id,
@@ -58,7 +61,8 @@ export class WebhookJob extends Effect.Service<WebhookJob>()("svc/WebhookJob", {
           result,
           new Date(at)
         )
-        return result._tag
+        const kind = result._tag === "Delivered" ? "delivered" : result._tag === "Failed" ? "failed" : "retried"
+        details[kind] = (details[kind] ?? 0) + 1
       })
 
     const pass = Effect.gen(function* () {
@@ -67,12 +71,22 @@ export class WebhookJob extends Effect.Service<WebhookJob>()("svc/WebhookJob", {
       while ((yield* nowMs) < deadline) {
         const at = yield* nowMs
         const claimed = yield* repo.claim(holder, new Date(at), new Date(at + LEASE_MS), BATCH)
-        const tags = yield* Effect.forEach(claimed, attempt, { concurrency: CONCURRENCY })
-        for (const tag of tags) {
-          const kind = tag === "Delivered" ? "delivered" : tag === "Failed" ? "failed" : "retried"
-          details[kind] = (details[kind] ?? 0) + 1
-        }
-        if (claimed.length < BATCH) break
+        const held = heldRows(claimed, keyOf)
+        // Leases renewed while the batch is sent; if another gateway took one, this pass stops (the rest lapse to it).
+        const sent = yield* Effect.forEach(claimed, (item) => attempt(item, held.done, details), {
+          concurrency: CONCURRENCY,
+          discard: true
+        }).pipe(
+          withLease(
+            "webhook deliveries",
+            held.renewal((rows, until) => Effect.map(repo.renew(holder, rows, until), (moved) => moved.map(keyOf)))
+          ),
+          Effect.as(true),
+          Effect.catchTag("LeaseLost", (lost) =>
+            Effect.as(Effect.logWarning(`webhooks pass stopped: ${lost.message}`), false)
+          )
+        )
+        if (!sent || claimed.length < BATCH) break
       }
       details.pending = yield* repo.pending
       const result: JobResult = {

@@ -18,12 +18,12 @@ import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import pg from "pg"
-import { afterAll, beforeAll } from "vitest"
+import { afterAll, beforeAll, vi } from "vitest"
 import { gatewayLayer } from "../app/Gateway.js"
 import { LoggingLive } from "../src/Logging.js"
 import * as Database from "../src/storage/Database.js"
 
-export const ADMIN_TOKEN = "test-admin-token-0123456789"
+export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghij"
 
 export interface StoreUnderTest {
   readonly name: "pglite" | "postgres"
@@ -264,6 +264,45 @@ export const NOW = "2026-11-22T10:15:30.123Z"
  * One gateway for a suite on a fresh store: started before its tests, closed
  * (and its database dropped) after them. Read `.current` inside tests.
  */
+/**
+ * A store of its own for a suite that works on the store itself (no
+ * gateway): made before its tests, its SQL client in `.sql`, dropped after.
+ */
+export const useStore = (storeUnderTest: StoreUnderTest, poolSize = 4) => {
+  const handle: { sql: SqlClient.SqlClient | undefined } = { sql: undefined }
+  let close = async () => {}
+  beforeAll(async () => {
+    const made = await storeUnderTest.make()
+    const scope = Effect.runSync(Scope.make())
+    const context = await Effect.runPromise(Layer.buildWithScope(Database.layerFor(made.store, poolSize), scope))
+    handle.sql = Effect.runSync(Effect.provide(SqlClient.SqlClient, context))
+    close = async () => {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      await made.drop()
+    }
+  })
+  afterAll(() => close())
+  return {
+    get sql(): SqlClient.SqlClient {
+      if (handle.sql === undefined) throw new Error("the store is not open yet (read .sql inside tests)")
+      return handle.sql
+    }
+  }
+}
+
+/** The console lines written while a suite runs (LoggingLive writes with console.log); the console stays quiet. */
+export const captureConsole = (): Array<string> => {
+  const lines: Array<string> = []
+  let spy: { mockRestore: () => void } | undefined
+  beforeAll(() => {
+    spy = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => {
+      lines.push(args.map(String).join(" "))
+    })
+  })
+  afterAll(() => spy?.mockRestore())
+  return lines
+}
+
 export const useGateway = (
   storeUnderTest: StoreUnderTest,
   /** The configuration, or how to make it when the gateway starts (from what other hooks set up first). */

@@ -5,10 +5,12 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { notFound } from "../../schema/Errors.js"
 import { AppConfig } from "../Config.js"
 import { fn } from "../Traced.js"
 import { JobsRepo } from "./JobsRepo.js"
+import { LEASE_MS, type LeaseLost, withLease } from "./Lease.js"
 
 /** What one pass of a job did: the items it handled, by kind. */
 export interface JobResult {
@@ -17,9 +19,12 @@ export interface JobResult {
 }
 
 /**
- * A periodic job: one bounded pass (it returns well within LEASE_MS), run
- * once per `intervalMs` across every gateway on the store. Queued work (the
- * outbox, src/jobs/Queue.ts) is a job whose pass drains its queue.
+ * A periodic job: one bounded pass, run once per `intervalMs` across every
+ * gateway on the store. The runner renews the job's lease while the pass
+ * runs (src/jobs/Lease.ts), so a pass may outlast the lease; it is bounded
+ * so that the other jobs, which a gateway runs one after another, get their
+ * turn. Queued work (the outbox, src/jobs/Queue.ts) is a job whose pass
+ * drains its queue.
  */
 export interface Job {
   readonly name: string
@@ -29,9 +34,6 @@ export interface Job {
 
 /** The jobs this gateway runs; each feature adds its own (app/Gateway.ts composes the list). */
 export class JobList extends Context.Tag("svc/JobList")<JobList, ReadonlyArray<Job>>() {}
-
-/** How long a claimed run is this gateway's: one that dies mid-run leaves the job to another after this. */
-export const LEASE_MS = 5 * 60_000
 
 export interface JobStatus {
   readonly name: string
@@ -72,31 +74,28 @@ export class Jobs extends Context.Tag("svc/Jobs")<
   }
 >() {}
 
-const runOnce = (job: Job) =>
+/** One pass of `job`: `pass` is job.run, under the job's lease when the run is scheduled. */
+const runOnce = (job: Job, pass: Effect.Effect<JobResult, LeaseLost>) =>
   Effect.gen(function* () {
     const startedAt = yield* now
-    const outcome = yield* Effect.exit(job.run)
+    const outcome = yield* Effect.exit(pass)
     const finishedAt = yield* now
-    const result: JobRun =
-      outcome._tag === "Success"
-        ? {
-            job: job.name,
-            started_at: startedAt,
-            finished_at: finishedAt,
-            items: outcome.value.items,
-            details: outcome.value.details,
-            error: null
-          }
-        : {
-            job: job.name,
-            started_at: startedAt,
-            finished_at: finishedAt,
-            items: 0,
-            details: {},
-            error: Cause.pretty(outcome.cause).split("\n")[0] ?? "failed"
-          }
-    if (result.error !== null) yield* Effect.logError(`job ${job.name} failed`, outcome)
-    return result
+    const times = { job: job.name, started_at: startedAt, finished_at: finishedAt }
+    if (outcome._tag === "Success") {
+      const run: JobRun = { ...times, items: outcome.value.items, details: outcome.value.details, error: null }
+      return run
+    }
+    const lost = Cause.failureOption(outcome.cause)
+    const run: JobRun = {
+      ...times,
+      items: 0,
+      details: {},
+      error: Option.isSome(lost) ? lost.value.message : (Cause.pretty(outcome.cause).split("\n")[0] ?? "failed")
+    }
+    // A lost lease is not the job's failure: this gateway stalled (its store or its event loop) past the lease.
+    if (Option.isSome(lost)) yield* Effect.logWarning(`job ${job.name} stopped: ${run.error}`)
+    else yield* Effect.logError(`job ${job.name} failed`, outcome)
+    return run
   })
 
 /** The runner; `timer` false (the CLI): jobs run only on demand, whatever JOBS_POLL_SECONDS says. */
@@ -145,7 +144,7 @@ export const layerWith = (options: { readonly timer: boolean }) =>
       const runNow = fn("Jobs.runNow")(function* (name: string) {
         const job = byName.get(name)
         if (job === undefined) return yield* Effect.fail(notFound("job"))
-        const run = yield* runOnce(job)
+        const run = yield* runOnce(job, job.run)
         yield* record(run, undefined)
         return run
       })
@@ -155,7 +154,9 @@ export const layerWith = (options: { readonly timer: boolean }) =>
         for (const job of jobs) {
           const at = yield* now
           if (!(yield* repo.claimDue(job.name, holder, at, new Date(at.getTime() + LEASE_MS)))) continue
-          const run = yield* runOnce(job)
+          const leased = withLease(`job ${job.name}`, (until) => repo.renew(job.name, holder, until))
+          const run = yield* runOnce(job, leased(job.run))
+          // Releases the lease and sets the next run only if this gateway still holds the job.
           yield* record(run, { holder, nextRunAt: new Date(run.finished_at.getTime() + job.intervalMs) })
           runs.push(run)
         }

@@ -67,8 +67,22 @@ export class JobsRepo extends Effect.Service<JobsRepo>()("svc/JobsRepo", {
         Effect.orDie
       ),
       /**
-       * Records a run. `release` (a scheduled run): the lease held by `holder`
-       * ends and the next run is set; a run on demand leaves both as they are.
+       * Moves the end of `holder`'s lease on the job (src/jobs/Lease.ts): false
+       * when the row is another holder's now. An expired lease nobody took yet
+       * is still the holder's.
+       */
+      renew: fn("JobsRepo.renew")(
+        (name: string, holder: string, leaseUntil: Date) =>
+          sql<{ name: string }>`UPDATE jobs SET lease_until = ${leaseUntil}
+            WHERE name = ${name} AND leased_by = ${holder}
+            RETURNING name`.pipe(Effect.map((rows) => rows.length > 0)),
+        Effect.orDie
+      ),
+      /**
+       * Records a run. `release` (a scheduled run): if `holder` still holds the
+       * job, its lease ends and the next run is set (a holder that lost its
+       * lease leaves both to the new holder); a run on demand leaves both as
+       * they are.
        */
       record: fn("JobsRepo.record")(
         (name: string, run: RunRecord, release: { readonly holder: string; readonly nextRunAt: Date } | undefined) =>
@@ -80,7 +94,8 @@ export class JobsRepo extends Effect.Service<JobsRepo>()("svc/JobsRepo", {
               ${
                 release === undefined
                   ? sql``
-                  : sql`, next_run_at = ${release.nextRunAt},
+                  : sql`, next_run_at = CASE WHEN leased_by = ${release.holder} THEN ${release.nextRunAt}
+                        ELSE next_run_at END,
                       lease_until = CASE WHEN leased_by = ${release.holder} THEN NULL ELSE lease_until END,
                       leased_by = CASE WHEN leased_by = ${release.holder} THEN NULL ELSE leased_by END`
               }

@@ -3,6 +3,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { fn } from "../Traced.js"
+import { heldRows, LEASE_MS, withLease } from "./Lease.js"
 
 /** A queued item as its handler sees it. */
 export interface QueueItem {
@@ -15,10 +16,8 @@ export interface QueueItem {
 }
 
 export interface DrainOptions {
-  /** Items claimed at once (each claimed item is leased to this gateway). */
+  /** Items claimed at once (each leased to this gateway, the lease renewed until the item is done: src/jobs/Lease.ts). */
   readonly batch: number
-  /** How long a claimed item stays this gateway's; a gateway that dies leaves it to another after this. */
-  readonly leaseMs: number
   /** Attempts before the item is kept as failed. */
   readonly maxAttempts: number
   /** The wait before attempt `attempts + 1`. */
@@ -44,9 +43,10 @@ const errorText = (error: unknown): string =>
  * The outbox (`job_queue`). `enqueue` runs on the caller's connection, so
  * inside the caller's transaction the item commits or rolls back with the
  * data that caused it. `drain` claims due items with FOR UPDATE SKIP LOCKED
- * under a lease, runs the handler on each, and deletes it when done; a
- * failure is retried after a backoff, and after the last attempt the item
- * stays with `failed_at` and the error.
+ * under a lease (renewed on a heartbeat while the batch is handled), runs the
+ * handler on each, and deletes it when done; a failure is retried after a
+ * backoff, and after the last attempt the item stays with `failed_at` and
+ * the error.
  */
 export class Queue extends Effect.Service<Queue>()("svc/Queue", {
   effect: Effect.gen(function* () {
@@ -67,7 +67,7 @@ export class Queue extends Effect.Service<Queue>()("svc/Queue", {
     }, Effect.orDie)
 
     const claim = (kind: string, options: DrainOptions, at: Date) =>
-      sql<QueueItem>`UPDATE job_queue SET lease_until = ${new Date(at.getTime() + options.leaseMs)},
+      sql<QueueItem>`UPDATE job_queue SET lease_until = ${new Date(at.getTime() + LEASE_MS)},
           leased_by = ${holder}, attempts = attempts + 1
         WHERE id IN (
           SELECT id FROM job_queue
@@ -77,7 +77,21 @@ export class Queue extends Effect.Service<Queue>()("svc/Queue", {
           FOR UPDATE SKIP LOCKED)
         RETURNING id::float8 AS id, kind, project_id, payload, attempts`.pipe(Effect.orDie)
 
-    /** Claims due items of `kind` once (one batch) and handles them one after another. */
+    /** Moves the leases of `items` this gateway still holds to `until`: the ids it moved. */
+    const renew = (items: ReadonlyArray<QueueItem>, until: Date) =>
+      sql<{ id: string }>`UPDATE job_queue SET lease_until = ${until}
+        WHERE id IN ${sql.in(items.map((item) => item.id))} AND leased_by = ${holder}
+        RETURNING id::text AS id`.pipe(
+        Effect.map((rows) => rows.map((row) => row.id)),
+        Effect.orDie
+      )
+
+    /**
+     * Claims due items of `kind` once (one batch) and handles them one after
+     * another, renewing the leases of those not done yet. If another gateway
+     * took one (this one stalled past the lease), the batch stops there: the
+     * rest is left to their leases.
+     */
     const drain = <E, R>(
       kind: string,
       handle: (item: QueueItem) => Effect.Effect<void, E, R>,
@@ -85,29 +99,35 @@ export class Queue extends Effect.Service<Queue>()("svc/Queue", {
     ): Effect.Effect<DrainResult, never, R> =>
       Effect.gen(function* () {
         const items = yield* claim(kind, options, yield* now)
-        let done = 0
-        let retried = 0
-        let failed = 0
-        for (const item of items) {
-          const outcome = yield* Effect.either(handle(item))
-          const at = yield* now
-          if (outcome._tag === "Right") {
-            yield* sql`DELETE FROM job_queue WHERE id = ${item.id} AND leased_by = ${holder}`.pipe(Effect.orDie)
-            done++
-          } else if (item.attempts >= options.maxAttempts) {
-            yield* sql`UPDATE job_queue SET failed_at = ${at}, last_error = ${errorText(outcome.left)},
-                lease_until = NULL, leased_by = NULL
-              WHERE id = ${item.id} AND leased_by = ${holder}`.pipe(Effect.orDie)
-            failed++
-          } else {
-            yield* sql`UPDATE job_queue SET
-                available_at = ${new Date(at.getTime() + options.backoffMs(item.attempts))},
-                last_error = ${errorText(outcome.left)}, lease_until = NULL, leased_by = NULL
-              WHERE id = ${item.id} AND leased_by = ${holder}`.pipe(Effect.orDie)
-            retried++
+        const held = heldRows(items, (item) => String(item.id))
+        const result = { done: 0, retried: 0, failed: 0 }
+        const handleAll = Effect.gen(function* () {
+          for (const item of items) {
+            const outcome = yield* Effect.either(handle(item))
+            const at = yield* now
+            held.done(item)
+            if (outcome._tag === "Right") {
+              yield* sql`DELETE FROM job_queue WHERE id = ${item.id} AND leased_by = ${holder}`.pipe(Effect.orDie)
+              result.done++
+            } else if (item.attempts >= options.maxAttempts) {
+              yield* sql`UPDATE job_queue SET failed_at = ${at}, last_error = ${errorText(outcome.left)},
+                  lease_until = NULL, leased_by = NULL
+                WHERE id = ${item.id} AND leased_by = ${holder}`.pipe(Effect.orDie)
+              result.failed++
+            } else {
+              yield* sql`UPDATE job_queue SET
+                  available_at = ${new Date(at.getTime() + options.backoffMs(item.attempts))},
+                  last_error = ${errorText(outcome.left)}, lease_until = NULL, leased_by = NULL
+                WHERE id = ${item.id} AND leased_by = ${holder}`.pipe(Effect.orDie)
+              result.retried++
+            }
           }
-        }
-        return { done, retried, failed }
+        })
+        yield* handleAll.pipe(
+          withLease(`queue items (${kind})`, held.renewal(renew)),
+          Effect.catchTag("LeaseLost", (lost) => Effect.logWarning(`the ${kind} batch stopped: ${lost.message}`))
+        )
+        return result
       }).pipe(Effect.withSpan("Queue.drain", { attributes: { kind } }))
 
     /** Items of `kind` waiting (not failed) and kept as failed. */

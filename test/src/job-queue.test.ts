@@ -3,56 +3,60 @@
  * commits or rolls back with the transaction that wrote it; a failed
  * item is retried after its backoff, then kept as failed; an item held by
  * a gateway that died mid-handle (its lease never released, as after
- * kill -9) goes to another gateway once the lease is over, and not before;
- * two gateways draining at once handle each item once.
+ * kill -9) goes to another gateway once the lease is over, and not before,
+ * while an item whose handler runs past the lease stays with its live
+ * gateway (the lease is renewed), and so do the items of its batch waiting
+ * their turn; two gateways draining at once handle each item once.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as TestClock from "effect/TestClock"
+import * as TestContext from "effect/TestContext"
+import { describe, expect, it } from "vitest"
+import { HEARTBEAT_MS, LEASE_MS } from "../../src/jobs/Lease.js"
 import { type DrainOptions, Queue, type QueueItem } from "../../src/jobs/Queue.js"
-import * as Database from "../../src/storage/Database.js"
-import { ShiftableClock, stores } from "../layers.js"
+import { ShiftableClock, stores, useStore } from "../layers.js"
 
 const indexOf = (payload: unknown): number =>
   typeof payload === "object" && payload !== null && "i" in payload && typeof payload.i === "number" ? payload.i : -1
 
-const OPTIONS: DrainOptions = { batch: 10, leaseMs: 60_000, maxAttempts: 3, backoffMs: () => 30_000 }
+/** `program` on Effect's test clock: sleeps (a lease's heartbeat) wait until the test moves the clock. */
+const onTestClock = <A, E>(program: Effect.Effect<A, E, Scope.Scope>) =>
+  Effect.runPromise(program.pipe(Effect.scoped, Effect.provide(TestContext.TestContext)))
+
+const OPTIONS: DrainOptions = { batch: 10, maxAttempts: 3, backoffMs: () => 30_000 }
+
+/** Waits real time (the test clock stands still): for the store's I/O, which the test clock does not drive. */
+const realWait = (ms: number) => Effect.promise(() => new Promise<void>((done) => setTimeout(done, ms)))
 
 describe.each(stores)("the outbox ($name)", (storeUnderTest) => {
-  let sql: SqlClient.SqlClient
-  let close = async () => {}
+  const store = useStore(storeUnderTest)
   /** A gateway's queue: a Queue of its own (its own holder) on the shared store, on `clock`. */
   const gateway = (clock: ShiftableClock) => {
-    const runtime = ManagedRuntime.make(Queue.Default.pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))))
+    const runtime = ManagedRuntime.make(
+      Queue.Default.pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, store.sql)))
+    )
     const run = <A, E>(effect: Effect.Effect<A, E, Queue>) => runtime.runPromise(Effect.withClock(effect, clock))
     return { runtime, run, clock }
   }
   const waiting = async (kind: string) =>
-    (await Effect.runPromise(sql<{ n: number }>`SELECT count(*)::int AS n FROM job_queue WHERE kind = ${kind}`))[0]?.n
-
-  beforeAll(async () => {
-    const made = await storeUnderTest.make()
-    const scope = Effect.runSync(Scope.make())
-    const context = await Effect.runPromise(Layer.buildWithScope(Database.layerFor(made.store, 4), scope))
-    sql = Effect.runSync(Effect.provide(SqlClient.SqlClient, context))
-    close = async () => {
-      await Effect.runPromise(Scope.close(scope, Exit.void))
-      await made.drop()
-    }
-  })
-  afterAll(() => close())
+    (
+      await Effect.runPromise(store.sql<{ n: number }>`SELECT count(*)::int AS n FROM job_queue WHERE kind = ${kind}`)
+    )[0]?.n
 
   it("commits and rolls back with the transaction that wrote the item", async () => {
     const { run, runtime } = gateway(new ShiftableClock())
-    await run(sql.withTransaction(Effect.flatMap(Queue, (queue) => queue.enqueue("tx", null, { n: 1 }))))
+    await run(store.sql.withTransaction(Effect.flatMap(Queue, (queue) => queue.enqueue("tx", null, { n: 1 }))))
     const failed = await run(
       Effect.either(
-        sql.withTransaction(
+        store.sql.withTransaction(
           Effect.zipRight(
             Effect.flatMap(Queue, (queue) => queue.enqueue("tx", null, { n: 2 })),
             Effect.fail("the data's write failed")
@@ -61,7 +65,9 @@ describe.each(stores)("the outbox ($name)", (storeUnderTest) => {
       )
     )
     expect(failed._tag).toBe("Left")
-    const payloads = await Effect.runPromise(sql<{ payload: unknown }>`SELECT payload FROM job_queue WHERE kind = 'tx'`)
+    const payloads = await Effect.runPromise(
+      store.sql<{ payload: unknown }>`SELECT payload FROM job_queue WHERE kind = 'tx'`
+    )
     expect(payloads.map((row) => (typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload))).toEqual([
       { n: 1 }
     ])
@@ -88,7 +94,7 @@ describe.each(stores)("the outbox ($name)", (storeUnderTest) => {
     expect(await drain()).toEqual({ done: 0, retried: 0, failed: 1 })
     expect(attempts).toEqual([1, 2, 3])
     const [row] = await Effect.runPromise(
-      sql<{ last_error: string; failed: boolean }>`SELECT last_error, failed_at IS NOT NULL AS failed
+      store.sql<{ last_error: string; failed: boolean }>`SELECT last_error, failed_at IS NOT NULL AS failed
         FROM job_queue WHERE kind = 'flaky'`
     )
     expect(row).toMatchObject({ last_error: "refused at attempt 3", failed: true })
@@ -126,7 +132,7 @@ describe.each(stores)("the outbox ($name)", (storeUnderTest) => {
       retried: 0,
       failed: 0
     })
-    clock.advance(OPTIONS.leaseMs + 1)
+    clock.advance(LEASE_MS + 1)
     expect(await next.run(Effect.flatMap(Queue, (queue) => queue.drain("orphan", handle, OPTIONS)))).toEqual({
       done: 1,
       retried: 0,
@@ -135,6 +141,70 @@ describe.each(stores)("the outbox ($name)", (storeUnderTest) => {
     expect(handled).toEqual([{ key: "k" }])
     expect(await waiting("orphan")).toBe(0)
     await next.runtime.dispose()
+  })
+
+  it("an item whose handler runs past the lease stays with its live gateway, and so does the rest of its batch", async () => {
+    const handledHere: Array<number> = []
+    const handledThere: Array<number> = []
+    await onTestClock(
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.now())
+        const queueOf = Effect.map(
+          Layer.build(Queue.Default.pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, store.sql)))),
+          (context) => Context.get(context, Queue)
+        )
+        const here = yield* queueOf
+        const there = yield* queueOf
+        for (const i of [0, 1]) yield* here.enqueue("slow", null, { i })
+        const started = yield* Deferred.make<void>()
+        const finish = yield* Deferred.make<void>()
+        // The first item handled (a batch's order is the store's) takes as long as the test says; the other waits.
+        const blocking = { first: true }
+        const slowFirst = (item: QueueItem) =>
+          Effect.zipRight(
+            Effect.suspend(() => {
+              if (!blocking.first) return Effect.void
+              blocking.first = false
+              return Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(finish))
+            }),
+            Effect.sync(() => handledHere.push(indexOf(item.payload)))
+          )
+        const draining = yield* Effect.fork(here.drain("slow", slowFirst, OPTIONS))
+        yield* Deferred.await(started)
+        const elsewhere = (item: QueueItem) => Effect.sync(() => handledThere.push(indexOf(item.payload)))
+        /**
+         * Whether both items' leases reach at least LEASE_MS - HEARTBEAT_MS past now, as a live holder's always do,
+         * waiting (real time, at most 5 s) for a renewal under way: the test clock moves faster than the store answers.
+         */
+        const renewed = Effect.gen(function* () {
+          for (let attempt = 0; attempt < 500; attempt++) {
+            const leases = yield* store.sql<{
+              lease_until: Date | null
+            }>`SELECT lease_until FROM job_queue WHERE kind = 'slow'`
+            const now = yield* Clock.currentTimeMillis
+            const ahead = (lease: Date | null) => lease !== null && lease.getTime() - now >= LEASE_MS - HEARTBEAT_MS
+            if (leases.length === 2 && leases.every((row) => ahead(row.lease_until))) return true
+            yield* realWait(10)
+          }
+          return false
+        })
+        // Six minutes in 5-second steps, the other gateway draining at each.
+        for (let step = 0; step < 72; step++) {
+          yield* TestClock.adjust("5 seconds")
+          expect(yield* renewed, `the leases ran down ${(step + 1) * 5} s into the handler`).toBe(true)
+          expect(yield* there.drain("slow", elsewhere, OPTIONS), `taken ${(step + 1) * 5} s into the handler`).toEqual({
+            done: 0,
+            retried: 0,
+            failed: 0
+          })
+        }
+        yield* Deferred.succeed(finish, undefined)
+        expect(yield* Fiber.join(draining)).toEqual({ done: 2, retried: 0, failed: 0 })
+      })
+    )
+    expect(handledHere.sort()).toEqual([0, 1])
+    expect(handledThere).toEqual([])
+    expect(await waiting("slow")).toBe(0)
   })
 
   it("two gateways draining at once handle each item once", async () => {
