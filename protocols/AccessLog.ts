@@ -14,6 +14,9 @@
  *   status, duration, request id and the URL with its secrets redacted
  *   (src/Redact.ts; no header is logged). It replaces the platform's request
  *   logger, which logged the URL as is (a presigned URL with its signature).
+ *   A user id in the path (the admin erasure's `:user_id`) is logged and
+ *   traced as `sha256:` and its SHA-256, as the erasure's audit record names
+ *   the user: the log would otherwise keep the id an erasure removes.
  *
  * The platform's own request span is kept off (it records the whole URL,
  * query included, as `url.full`): this one records the redacted URL.
@@ -28,6 +31,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
+import { userSha256 } from "../src/Erasure.js"
 import { redactUrl } from "../src/Redact.js"
 import type { GatewayMetrics } from "./Metrics.js"
 import { REQUEST_ID_HEADER, requestIdFrom } from "./RequestId.js"
@@ -70,6 +74,39 @@ const routeOf = (options: AccessLogOptions, method: string, url: string): string
   return options.otherRoutes.has(path) ? path : undefined
 }
 
+/** Path parameters that name a user (docs/decisions.md, "Erasure of one user": the log keeps no user id). */
+const USER_PARAMS: ReadonlySet<string> = new Set([":user_id"])
+
+/** A path segment as the router hands it to the route (percent-decoded), or as is when it does not decode. */
+const decodedSegment = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+/**
+ * The URL as logged and traced: the query's secrets redacted, and each path
+ * segment that the route's template names as a user id replaced by
+ * `sha256:<hex>` of the decoded id (the audit record's `user_sha256`). A
+ * template's segments and the path's match one to one (a parameter is one
+ * segment; an encoded `/` stays `%2F` in the raw path).
+ */
+const loggedUrl = (route: string | undefined, url: string): string => {
+  const redacted = redactUrl(url)
+  if (route === undefined || !route.includes("/:user_")) return redacted
+  const template = route.split("/")
+  const path = pathOf(redacted)
+  const segments = path.split("/")
+  for (const [index, part] of template.entries()) {
+    const segment = segments[index]
+    if (USER_PARAMS.has(part) && segment !== undefined)
+      segments[index] = `sha256:${userSha256(decodedSegment(segment))}`
+  }
+  return segments.join("/") + redacted.slice(path.length)
+}
+
 /** The status that was sent: the response's, or the one a failure was answered with (499: the client went away). */
 const statusOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>): number =>
   Exit.isSuccess(exit) ? exit.value.status : HttpServerError.exitResponse(exit).status
@@ -87,6 +124,7 @@ export const accessLog =
       const started = performance.now()
       const route = routeOf(options, request.method, request.url)
       const label = route ?? UNMATCHED_ROUTE
+      const url = loggedUrl(route, request.url)
 
       const answered = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, E>, status: number) => {
         const seconds = (performance.now() - started) / 1000
@@ -97,7 +135,7 @@ export const accessLog =
             "http.method": request.method,
             "http.route": label,
             "http.status": status,
-            "http.url": redactUrl(request.url),
+            "http.url": url,
             duration_ms: Math.round(seconds * 1e6) / 1e3
           }),
           exit
@@ -111,7 +149,6 @@ export const accessLog =
           requestId
         )
       }
-      const url = redactUrl(request.url)
       const query = url.indexOf("?")
       return Effect.useSpan(
         route === undefined ? `http.server ${request.method}` : `${request.method} ${route}`,

@@ -38,7 +38,7 @@ export const ErasureCounts = Schema.Struct({
   refresh_tokens: Count.annotations({ description: "refresh tokens, that is anonymous sessions" }),
   workspace_claims: Count,
   webhook_deliveries: Count.annotations({
-    description: "outgoing webhook deliveries (sent or pending) whose payload was one of the user's objects"
+    description: "outgoing webhook deliveries (whatever their status) whose object was one of the objects erased"
   })
 })
 export type ErasureCounts = typeof ErasureCounts.Type

@@ -10,7 +10,14 @@ import { BlobStore } from "./blobs/BlobStore.js"
 import { parseKey, workspaceSegment } from "./Files.js"
 import { orNotFound } from "./Found.js"
 import { ulid } from "./Ids.js"
-import { type ContentRow, ErasureRepo, type ErasureRow } from "./storage/ErasureRepo.js"
+import {
+  addTally,
+  type ContentRow,
+  ErasureRepo,
+  type ErasureRow,
+  type RunRef,
+  type Tally
+} from "./storage/ErasureRepo.js"
 import { ProjectsRepo } from "./storage/ProjectsRepo.js"
 import { fn } from "./Traced.js"
 
@@ -56,7 +63,11 @@ export const attachmentKeysIn = (projectId: string, json: string): Set<string> =
   return keys
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
+/**
+ * How an erased user is named where an identifier may not be kept (the audit
+ * record, the access log): the SHA-256 (hex) of its id.
+ */
+export const userSha256 = (userId: string): string => createHash("sha256").update(userId).digest("hex")
 
 const zero = (): { -readonly [K in keyof ErasureCounts]: number } => ({
   threads: 0,
@@ -103,11 +114,14 @@ const decodeUserId = (userId: string) =>
  * Erasure of one user's data in a project (docs/decisions.md, "Erasure of one
  * user"): the user's threads in any workspace with everything in them, the
  * user's rows outside them, the spans of the traces of the runs erased, the
- * user's refresh tokens (anonymous sessions) and workspace claims, and the
- * blobs of the attachments the erased messages and threads name. Bounded
- * batches, one short transaction each; blobs go before the rows that name
- * them, so an erasure cut short loses no reference to a blob it has not
- * deleted, and running it again finishes it. Ends with an audit record.
+ * user's refresh tokens (anonymous sessions) and workspace claims, the
+ * blobs of the attachments the erased messages and threads name, and the
+ * webhook deliveries of every object erased. Bounded batches, one short
+ * transaction each, which also adds what the batch deleted to the audit
+ * record (written when the erasure starts). What a row names goes before
+ * the row (blobs, traces), so an erasure cut short loses no reference to
+ * what it has not deleted; running it again continues the same record and
+ * finishes it.
  */
 export class Erasure extends Effect.Service<Erasure>()("svc/Erasure", {
   dependencies: [ErasureRepo.Default, ProjectsRepo.Default],
@@ -122,35 +136,35 @@ export class Erasure extends Effect.Service<Erasure>()("svc/Erasure", {
       const userId = yield* decodeUserId(rawUserId)
       yield* requireProject(projectId)
       const startedAt = new Date(yield* Clock.currentTimeMillis)
-      const erasureId = `era_${ulid()}`
-      const counts = zero()
-      const traceIds = new Set<string>()
+      // The record of an erasure of this user cut short, or a new one: its counts are those of every run.
+      const erasureId = yield* repo.open({
+        projectId,
+        id: `era_${ulid()}`,
+        userSha256: userSha256(userId),
+        requestedBy,
+        startedAt
+      })
+      const tracesGone = new Set<string>()
       const seenKeys = new Set<string>()
 
-      /** Deletes the blobs the rows name (each once), counting those that were there. */
+      /** One batch: its deletes, and what they deleted added to the record, in one transaction. */
+      const batch = (work: Effect.Effect<Tally>) =>
+        repo.withTransaction(Effect.tap(work, (added) => repo.tally(projectId, erasureId, added)))
+
+      /** Deletes the blobs the rows name (each once); the count of those that were there. */
       const eraseBlobs = (rows: ReadonlyArray<ContentRow>) =>
         Effect.gen(function* () {
+          let removed = 0
           for (const row of rows) {
             for (const key of attachmentKeysIn(projectId, row.content)) {
               if (seenKeys.has(key)) continue
               seenKeys.add(key)
               if (Option.isNone(yield* blobs.stat(key))) continue
               yield* blobs.remove(key)
-              counts.attachments += 1
+              removed += 1
             }
           }
-        })
-
-      const eraseMessages = (rows: ReadonlyArray<ContentRow>) =>
-        Effect.gen(function* () {
-          yield* eraseBlobs(rows)
-          const gone = yield* repo.deleteMessages(
-            projectId,
-            rows.map((row) => row.id)
-          )
-          counts.messages += gone.messages
-          counts.feedback += gone.feedback
-          counts.scores += gone.scores
+          return removed
         })
 
       /**
@@ -164,10 +178,23 @@ export class Erasure extends Effect.Service<Erasure>()("svc/Erasure", {
         return Effect.sync(() => clearImmediate(timer))
       })
 
+      const eraseMessages = (rows: ReadonlyArray<ContentRow>) =>
+        Effect.flatMap(eraseBlobs(rows), (attachments) =>
+          batch(
+            Effect.map(
+              repo.deleteMessages(
+                projectId,
+                rows.map((row) => row.id)
+              ),
+              (gone) => addTally(gone, { attachments })
+            )
+          )
+        )
+
       /** Runs a batch select-and-delete until a batch comes back short. */
       const drain = <A, E>(
         select: Effect.Effect<ReadonlyArray<A>>,
-        remove: (rows: ReadonlyArray<A>) => Effect.Effect<void, E>
+        remove: (rows: ReadonlyArray<A>) => Effect.Effect<Tally, E>
       ) =>
         Effect.gen(function* () {
           for (;;) {
@@ -178,23 +205,37 @@ export class Erasure extends Effect.Service<Erasure>()("svc/Erasure", {
           }
         })
 
-      const eraseRuns = (rows: ReadonlyArray<{ readonly id: string; readonly trace_id: string | null }>) =>
+      /** The traces the runs name (spans and row), TRACES_PER_BATCH a statement, before the runs that name them. */
+      const eraseTracesOf = (rows: ReadonlyArray<RunRef>) =>
         Effect.gen(function* () {
-          for (const row of rows) if (row.trace_id !== null) traceIds.add(row.trace_id)
-          const gone = yield* repo.deleteRuns(
-            projectId,
-            rows.map((row) => row.id)
+          const traces = [...new Set(rows.flatMap((row) => (row.trace_id === null ? [] : [row.trace_id])))].filter(
+            (traceId) => !tracesGone.has(traceId)
           )
-          counts.runs += gone.runs
-          counts.scores += gone.scores
+          for (let at = 0; at < traces.length; at += TRACES_PER_BATCH) {
+            const chunk = traces.slice(at, at + TRACES_PER_BATCH)
+            yield* batch(repo.deleteTraces(projectId, chunk))
+            for (const traceId of chunk) tracesGone.add(traceId)
+            yield* between
+          }
         })
 
-      const countBatches = (batch: Effect.Effect<number>, add: (n: number) => void) =>
+      const eraseRuns = (rows: ReadonlyArray<RunRef>) =>
+        Effect.zipRight(
+          eraseTracesOf(rows),
+          batch(
+            repo.deleteRuns(
+              projectId,
+              rows.map((row) => row.id)
+            )
+          )
+        )
+
+      /** Runs a counted batch delete until it deletes fewer than ERASURE_BATCH rows of `kind`. */
+      const countBatches = (kind: keyof Tally, work: Effect.Effect<Tally>) =>
         Effect.gen(function* () {
           for (;;) {
-            const n = yield* batch
-            add(n)
-            if (n < ERASURE_BATCH) return
+            const gone = yield* batch(work)
+            if ((gone[kind] ?? 0) < ERASURE_BATCH) return
             yield* between
           }
         })
@@ -206,18 +247,10 @@ export class Erasure extends Effect.Service<Erasure>()("svc/Erasure", {
         const ids = threads.map((thread) => thread.id)
         yield* drain(repo.messagesOfThreads(projectId, ids, ERASURE_BATCH), eraseMessages)
         yield* drain(repo.runsOfThreads(projectId, ids, ERASURE_BATCH), eraseRuns)
-        yield* countBatches(repo.deleteInThreads("scores", projectId, ids, ERASURE_BATCH), (n) => {
-          counts.scores += n
-        })
-        yield* countBatches(repo.deleteInThreads("events", projectId, ids, ERASURE_BATCH), (n) => {
-          counts.events += n
-        })
-        // Outgoing deliveries of objects in these threads (anyone's: their payloads hold the threads' content).
-        yield* countBatches(repo.deleteInThreads("webhook_deliveries", projectId, ids, ERASURE_BATCH), (n) => {
-          counts.webhook_deliveries += n
-        })
-        yield* eraseBlobs(threads)
-        counts.threads += yield* repo.deleteThreads(projectId, ids)
+        yield* countBatches("scores", repo.deleteInThreads("scores", projectId, ids, ERASURE_BATCH))
+        yield* countBatches("events", repo.deleteInThreads("events", projectId, ids, ERASURE_BATCH))
+        const attachments = yield* eraseBlobs(threads)
+        yield* batch(Effect.map(repo.deleteThreads(projectId, ids), (gone) => addTally(gone, { attachments })))
         if (threads.length < THREADS_PER_BATCH) break
         yield* between
       }
@@ -225,44 +258,14 @@ export class Erasure extends Effect.Service<Erasure>()("svc/Erasure", {
       // The user's rows outside those threads.
       yield* drain(repo.messagesOfUserElsewhere(projectId, userId, ERASURE_BATCH), eraseMessages)
       yield* drain(repo.runsOfUser(projectId, userId, ERASURE_BATCH), eraseRuns)
-      yield* countBatches(repo.deleteOfUser("scores", projectId, userId, ERASURE_BATCH), (n) => {
-        counts.scores += n
-      })
-      yield* countBatches(repo.deleteOfUser("events", projectId, userId, ERASURE_BATCH), (n) => {
-        counts.events += n
-      })
-      yield* countBatches(repo.deleteOfUser("message_feedback", projectId, userId, ERASURE_BATCH), (n) => {
-        counts.feedback += n
-      })
+      yield* countBatches("scores", repo.deleteOfUser("scores", projectId, userId, ERASURE_BATCH))
+      yield* countBatches("events", repo.deleteOfUser("events", projectId, userId, ERASURE_BATCH))
+      yield* countBatches("feedback", repo.deleteOfUser("message_feedback", projectId, userId, ERASURE_BATCH))
+      yield* countBatches("refresh_tokens", repo.deleteOfUser("refresh_tokens", projectId, userId, ERASURE_BATCH))
+      yield* batch(repo.deleteWorkspaceClaims(projectId, userId, workspaceSegment(userId)))
+      yield* batch(repo.anonymizeUsage(projectId, userId, `erased_${erasureId}`))
 
-      // The traces of the runs erased: their spans and their rows.
-      const traces = [...traceIds]
-      for (let at = 0; at < traces.length; at += TRACES_PER_BATCH) {
-        const gone = yield* repo.deleteTraces(projectId, traces.slice(at, at + TRACES_PER_BATCH))
-        counts.spans += gone.spans
-        counts.traces += gone.traces
-        yield* between
-      }
-
-      yield* countBatches(repo.deleteOfUser("refresh_tokens", projectId, userId, ERASURE_BATCH), (n) => {
-        counts.refresh_tokens += n
-      })
-      counts.workspace_claims += yield* repo.deleteWorkspaceClaims(projectId, userId, workspaceSegment(userId))
-      // Outgoing webhook deliveries carrying the user's objects (sent or not: their bodies hold content).
-      yield* countBatches(repo.deleteOfUser("webhook_deliveries", projectId, userId, ERASURE_BATCH), (n) => {
-        counts.webhook_deliveries += n
-      })
-      const usageRows = yield* repo.anonymizeUsage(projectId, userId, `erased_${erasureId}`)
-
-      const stored = yield* repo.record({
-        projectId,
-        id: erasureId,
-        userSha256: sha256(userId),
-        requestedBy,
-        startedAt,
-        counts: { ...counts, usage_rows_anonymized: usageRows }
-      })
-      return erasureOf(stored)
+      return erasureOf(yield* repo.finish(projectId, erasureId))
     })
 
     /** The project's erasures, newest first (at most ERASURE_LIST_MAX). */

@@ -77,6 +77,12 @@ const threadOf = (type: WebhookEventType, data: unknown): string | null => {
   return typeof id === "string" ? id : null
 }
 
+/** The id of the object an event carries (its `data.id`); an alert firing has none. */
+const objectOf = (type: WebhookEventType, data: unknown): string | null =>
+  type !== "alert.fired" && typeof data === "object" && data !== null && "id" in data && typeof data.id === "string"
+    ? data.id
+    : null
+
 /**
  * Outgoing webhooks (decisions.md §12): a project's subscriptions, the
  * events written to the outbox with the data that caused them, the
@@ -171,8 +177,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("svc/Webhooks", {
      * project to it, on the caller's connection: call it inside the
      * transaction that writes the data (the outbox). The alerts feature
      * calls it for `alert.fired`. `userId`: the user whose object it carries
-     * (by default the object's `user_id`), whose erasure deletes the
-     * deliveries. Answers the deliveries written.
+     * (by default the object's `user_id`). Each delivery records its
+     * object's id (`data.id`), by which an erasure that deletes the object
+     * deletes the delivery. Answers the deliveries written.
      */
     const emit = fn("Webhooks.emit")(function* (
       projectId: string,
@@ -189,6 +196,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("svc/Webhooks", {
         body: JSON.stringify({ type, timestamp: at.toISOString(), data }),
         userId,
         threadId: threadOf(type, data),
+        objectId: objectOf(type, data),
         at,
         retryUntil: new Date(at.getTime() + RETRY_WINDOW_MS)
       })

@@ -25,6 +25,8 @@ import webhooks from "./migrations/0020_webhooks.js"
 import evaluators from "./migrations/0021_evaluators.js"
 import alertRules from "./migrations/0022_alert_rules.js"
 import usageScores from "./migrations/0023_usage_scores.js"
+import erasureByObject from "./migrations/0024_erasure_by_object.js"
+import spanResources from "./migrations/0025_span_resources.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -50,7 +52,9 @@ const loader = Migrator.fromRecord({
   "0020_webhooks": webhooks,
   "0021_evaluators": evaluators,
   "0022_alert_rules": alertRules,
-  "0023_usage_scores": usageScores
+  "0023_usage_scores": usageScores,
+  "0024_erasure_by_object": erasureByObject,
+  "0025_span_resources": spanResources
 })
 
 const TABLE = "effect_sql_migrations"

@@ -108,6 +108,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("svc/WebhooksRe
     /**
      * A delivery for each subscription of the project to `type`, on the
      * caller's connection (so in its transaction). Ids: `{eventId}-{n}`.
+     * `objectId`: the object it carries, by which an erasure finds it.
      */
     const enqueue = (input: {
       readonly projectId: string
@@ -116,14 +117,16 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("svc/WebhooksRe
       readonly body: string
       readonly userId: string | null
       readonly threadId: string | null
+      readonly objectId: string | null
       readonly at: Date
       readonly retryUntil: Date
     }) =>
       sql<{ n: number }>`WITH ins AS (
-          INSERT INTO webhook_deliveries (project_id, id, webhook_id, event_type, body, user_id, thread_id,
+          INSERT INTO webhook_deliveries (project_id, id, webhook_id, event_type, body, user_id, thread_id, object_id,
             created_at, next_attempt_at, retry_until)
           SELECT project_id, ${input.eventId} || '-' || row_number() OVER (ORDER BY id), id, ${input.type},
-            ${input.body}, ${input.userId}, ${input.threadId}, ${input.at}, ${input.at}, ${input.retryUntil}
+            ${input.body}, ${input.userId}, ${input.threadId}, ${input.objectId}, ${input.at}, ${input.at},
+            ${input.retryUntil}
           FROM webhooks WHERE project_id = ${input.projectId} AND ${input.type} = ANY (events)
           RETURNING 1)
         SELECT count(*)::int AS n FROM ins`.pipe(Effect.map(([row]) => row?.n ?? 0))
@@ -144,13 +147,13 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("svc/WebhooksRe
             'data', json_build_object('id', id, 'thread_id', thread_id, 'parent_id', parent_id,
               'external_id', external_id, 'user_id', user_id, 'height', height, 'format', format, 'content', content,
               'created_at', ${sql.literal(isoTimestampSql("created_at"))},
-              'updated_at', ${sql.literal(isoTimestampSql("updated_at"))}))::text AS text, user_id, thread_id
+              'updated_at', ${sql.literal(isoTimestampSql("updated_at"))}))::text AS text, user_id, thread_id, id
           FROM messages WHERE project_id = ${input.projectId} AND id = ${input.messageId}
         ), ins AS (
-          INSERT INTO webhook_deliveries (project_id, id, webhook_id, event_type, body, user_id, thread_id,
+          INSERT INTO webhook_deliveries (project_id, id, webhook_id, event_type, body, user_id, thread_id, object_id,
             created_at, next_attempt_at, retry_until)
           SELECT w.project_id, ${input.eventId} || '-' || row_number() OVER (ORDER BY w.id), w.id, 'message.created',
-            body.text, body.user_id, body.thread_id, ${input.at}, ${input.at}, ${input.retryUntil}
+            body.text, body.user_id, body.thread_id, body.id, ${input.at}, ${input.at}, ${input.retryUntil}
           FROM webhooks w CROSS JOIN body
           WHERE w.project_id = ${input.projectId} AND 'message.created' = ANY (w.events)
           RETURNING 1)
@@ -173,6 +176,18 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("svc/WebhooksRe
           FOR UPDATE OF c SKIP LOCKED) t
         WHERE d.project_id = t.project_id AND d.id = t.id AND t.url IS NOT NULL
         RETURNING d.project_id, d.id, t.url, t.secret, d.body, d.attempts, d.retry_until`
+
+    /** Moves the leases of `rows` that `holder` still holds to `until` (src/jobs/Lease.ts): the rows it moved. */
+    const renew = (
+      holder: string,
+      rows: ReadonlyArray<{ readonly project_id: string; readonly id: string }>,
+      until: Date
+    ) =>
+      sql<{ project_id: string; id: string }>`UPDATE webhook_deliveries d SET lease_until = ${until}
+        FROM jsonb_to_recordset(${JSON.stringify(rows.map((row) => ({ project_id: row.project_id, id: row.id })))}::jsonb)
+          AS k(project_id text, id text)
+        WHERE d.project_id = k.project_id AND d.id = k.id AND d.leased_by = ${holder}
+        RETURNING d.project_id, d.id`
 
     /** Records an attempt made under `holder`'s lease, and what follows from it. */
     const recordAttempt = (
@@ -219,6 +234,7 @@ export class WebhooksRepo extends Effect.Service<WebhooksRepo>()("svc/WebhooksRe
       enqueue: fn("WebhooksRepo.enqueue")(enqueue, Effect.orDie),
       enqueueMessage: fn("WebhooksRepo.enqueueMessage")(enqueueMessage, Effect.orDie),
       claim: fn("WebhooksRepo.claim")(claim, Effect.orDie),
+      renew: fn("WebhooksRepo.renew")(renew, Effect.orDie),
       recordAttempt: fn("WebhooksRepo.recordAttempt")(recordAttempt, Effect.orDie),
       listDeliveries: fn("WebhooksRepo.listDeliveries")(listDeliveries, Effect.orDie),
       redeliver: fn("WebhooksRepo.redeliver")(redeliver, Effect.orDie),

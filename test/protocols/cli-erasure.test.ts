@@ -113,7 +113,7 @@ describe.each(stores)("svc user erase on the $name store", (storeUnderTest) => {
       expect(await count(gateway, "SELECT count(*)::int AS n FROM runs WHERE user_id = $1", ["bob"])).toBe(1)
       // What the CLI recorded, the admin API reads.
       const listed = await fetch(`${gateway.baseUrl}/v1/admin/projects/${projectId}/erasures`, {
-        headers: { authorization: "Bearer test-admin-token-0123456789" }
+        headers: { authorization: "Bearer test-admin-token-0123456789abcdefghij" }
       })
       expect((await listed.json()).erasures).toEqual(erasures)
     }

@@ -5,8 +5,8 @@
  */
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { asUser, call, createProject, pglite, stores, useGateway } from "../layers.js"
+import { afterAll, describe, expect, it } from "vitest"
+import { asUser, call, captureConsole, createProject, pglite, stores, useGateway } from "../layers.js"
 
 interface Sample {
   readonly name: string
@@ -204,19 +204,6 @@ const eventually = async <T>(find: () => T | undefined, what: string, ms = 10_00
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-}
-
-/** The console lines the gateway writes while a suite runs (LoggingLive writes with console.log). */
-const captureConsole = () => {
-  const lines: Array<string> = []
-  let spy: ReturnType<typeof vi.spyOn> | undefined
-  beforeAll(() => {
-    spy = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => {
-      lines.push(args.map(String).join(" "))
-    })
-  })
-  afterAll(() => spy?.mockRestore())
-  return lines
 }
 
 const accessLines = (lines: Array<string>) =>

@@ -47,7 +47,9 @@ const MIGRATIONS = [
   "webhooks",
   "evaluators",
   "alert_rules",
-  "usage_scores"
+  "usage_scores",
+  "erasure_by_object",
+  "span_resources"
 ]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>

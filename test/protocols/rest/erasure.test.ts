@@ -8,6 +8,9 @@
  * attachments; one is erased. What goes is computed in SQL beforehand from
  * the rule, table by table; afterwards exactly that is gone, every other row
  * of every table is still there, and the counts answered are those sizes.
+ * Then: the webhook deliveries of another user's reply erased as a
+ * descendant, a re-run after an erasure cut short (its record holds both
+ * runs' totals), and the access line (the user id only hashed).
  */
 import { createHash } from "node:crypto"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
@@ -18,8 +21,10 @@ import {
   admin,
   asUser,
   call,
+  captureConsole,
   createProject,
   type Gateway,
+  pglite,
   type StoreUnderTest,
   stores,
   type UserClient,
@@ -27,8 +32,9 @@ import {
 } from "../../layers.js"
 import { exportOf, jsonSpan, postJson, traceIdOf } from "../traces/otlp.js"
 import { expectUpload, put, UPLOAD } from "./files-helpers.js"
-import { asAnonymous, asProject, expectError, newMessage, newThread } from "./helpers.js"
+import { asAnonymous, asProject, expectError, newMessage, newThread, runJob } from "./helpers.js"
 import { useS3rver } from "./s3rver.js"
+import { type Receiver, startReceiver } from "./webhook-receiver.js"
 
 const PUBLIC_URL = "https://gateway.example.test"
 const s3rver = useS3rver()
@@ -75,6 +81,7 @@ const TABLE_KEYS: Record<string, string> = {
   scores: "project_id || '/' || id",
   events: "project_id || '/' || id",
   spans: "project_id || '/' || trace_id || '/' || span_id",
+  span_resources: "project_id || '/' || id",
   traces: "project_id || '/' || trace_id",
   refresh_tokens: "project_id || '/' || id",
   workspace_claims: "project_id || '/' || from_segment",
@@ -101,30 +108,41 @@ const doomedBy = async (gateway: Gateway, project: string, user: string) => {
   const threads = `SELECT id FROM threads WHERE project_id = $1 AND user_id = $2`
   const messages = `SELECT id FROM messages WHERE project_id = $1 AND (thread_id IN (${threads}) OR user_id = $2)`
   const runs = `SELECT id FROM runs WHERE project_id = $1 AND (thread_id IN (${threads}) OR user_id = $2)`
+  const feedback = `SELECT id FROM message_feedback WHERE project_id = $1 AND (message_id IN (${messages}) OR user_id = $2)`
+  const scores = `SELECT id FROM scores WHERE project_id = $1 AND (user_id = $2
+      OR thread_id IN (${threads}) OR message_id IN (${messages}) OR run_id IN (${runs}))`
   return {
     threads: await q(`SELECT project_id || '/' || id AS k FROM threads WHERE project_id = $1 AND user_id = $2`),
     messages: await q(
       `SELECT project_id || '/' || id AS k FROM messages WHERE project_id = $1 AND id IN (${messages})`
     ),
     message_feedback: await q(`SELECT project_id || '/' || id AS k FROM message_feedback
-      WHERE project_id = $1 AND (message_id IN (${messages}) OR user_id = $2)`),
+      WHERE project_id = $1 AND id IN (${feedback})`),
     runs: await q(`SELECT project_id || '/' || id AS k FROM runs WHERE project_id = $1 AND id IN (${runs})`),
-    scores: await q(`SELECT project_id || '/' || id AS k FROM scores WHERE project_id = $1 AND (user_id = $2
-      OR thread_id IN (${threads}) OR message_id IN (${messages}) OR run_id IN (${runs}))`),
+    scores: await q(`SELECT project_id || '/' || id AS k FROM scores WHERE project_id = $1 AND id IN (${scores})`),
     events: await q(`SELECT project_id || '/' || id AS k FROM events
       WHERE project_id = $1 AND (thread_id IN (${threads}) OR user_id = $2)`),
     spans: await q(`SELECT project_id || '/' || trace_id || '/' || span_id AS k FROM spans WHERE project_id = $1
       AND trace_id IN (SELECT trace_id FROM runs WHERE project_id = $1 AND id IN (${runs}))`),
     traces: await q(`SELECT project_id || '/' || trace_id AS k FROM traces WHERE project_id = $1
       AND trace_id IN (SELECT trace_id FROM runs WHERE project_id = $1 AND id IN (${runs}))`),
+    // A resource row (one export's) goes when no span of another trace uses it.
+    span_resources: await q(`SELECT r.project_id || '/' || r.id AS k FROM span_resources r WHERE r.project_id = $1
+      AND NOT EXISTS (SELECT 1 FROM spans s WHERE s.project_id = $1 AND s.resource_id = r.id
+        AND s.trace_id NOT IN (SELECT trace_id FROM runs WHERE project_id = $1 AND id IN (${runs}) AND trace_id IS NOT NULL))`),
     refresh_tokens: await q(
       `SELECT project_id || '/' || id AS k FROM refresh_tokens WHERE project_id = $1 AND user_id = $2`
     ),
     usage_daily: await q(`SELECT project_id || '/' || day || '/' || user_id AS k FROM usage_daily
       WHERE project_id = $1 AND user_id = $2`),
-    // Outgoing deliveries whose object is the user's (a thread, message, run, score or feedback of theirs).
-    webhook_deliveries: await q(`SELECT project_id || '/' || id AS k FROM webhook_deliveries
-      WHERE project_id = $1 AND (user_id = $2 OR thread_id IN (${threads}))`)
+    // Outgoing deliveries whose object (the body's data.id) is one of the objects erased, whoever's.
+    webhook_deliveries: await q(`SELECT project_id || '/' || id AS k FROM webhook_deliveries d
+      WHERE project_id = $1 AND (body::jsonb -> 'data' ->> 'id') IN (
+        SELECT id FROM (${threads}) t WHERE d.event_type = 'thread.created'
+        UNION ALL SELECT id FROM (${messages}) m WHERE d.event_type = 'message.created'
+        UNION ALL SELECT id FROM (${runs}) r WHERE d.event_type = 'run.created'
+        UNION ALL SELECT id FROM (${scores}) s WHERE d.event_type = 'score.created'
+        UNION ALL SELECT id FROM (${feedback}) f WHERE d.event_type = 'feedback.created')`)
   }
 }
 
@@ -282,6 +300,7 @@ describe.each(cases)("erasure of one user ($name)", ({ store, blobs }: { store: 
       "scores",
       "events",
       "spans",
+      "span_resources",
       "traces",
       "webhook_deliveries"
     ] as const) {
@@ -582,5 +601,165 @@ describe.each(stores)("erasure of a user with 2,000 messages ($name)", (store) =
         `(alone: median ${Math.round(alone[5] ?? 0)} ms, worst ${Math.round(alone[9] ?? 0)} ms)`
     )
     expect(latencies.length).toBeGreaterThan(0)
+  })
+})
+
+describe.each(stores)("erasure: deliveries of erased objects, and a re-run after a cut ($name)", (store) => {
+  const handle = useGateway(store, { WEBHOOK_ALLOW_PRIVATE: "true", JOBS_POLL_SECONDS: "0" })
+  let receiver: Receiver
+  beforeAll(async () => {
+    receiver = await startReceiver()
+  })
+  afterAll(async () => {
+    await receiver.close()
+  })
+
+  it("another user's reply erased as a descendant goes with its deliveries, its feedback's and its score's", async () => {
+    const gateway = handle.current
+    const project = await createProject(gateway, "erasure-deliveries")
+    receiver.answer("/hooks", 500)
+    const hook = await admin(gateway)("POST", `/projects/${project.project_id}/webhooks`, {
+      url: receiver.url("/hooks"),
+      events: ["message.created", "feedback.created", "score.created"]
+    })
+    expect(hook.status, hook.text).toBe(201)
+    const ann = asUser(gateway, project.api_key, "ann", "ws-team")
+    const ben = asUser(gateway, project.api_key, "ben", "ws-team")
+    const benText = "ben's reply under ann's question"
+    const thread = await newThread(ben)
+    const root = await newMessage(ben, thread, { content: { text: "ben's root" } })
+    const annMessage = await newMessage(ann, thread, { parent: root, content: { text: "ann's question" } })
+    const benReply = await newMessage(ben, thread, { parent: annMessage, content: { text: benText } })
+    const feedback = await ben("POST", `/threads/${thread}/messages/${benReply}/feedback`, {
+      body: { type: "positive" }
+    })
+    expect(feedback.status, feedback.text).toBe(200)
+    const score = await ben("POST", "/scores", {
+      body: { name: "helpful", data_type: "boolean", value: true, message_id: benReply, thread_id: thread }
+    })
+    expect(score.status, score.text).toBe(201)
+    // Each delivery tried once and failed: pending, due again later.
+    expect((await runJob(gateway, "webhooks")).details).toMatchObject({ delivered: 0, retried: 5 })
+    const objectsOf = async () =>
+      new Set(
+        (
+          await gateway.sql<{ object: string }>(
+            `SELECT (body::jsonb -> 'data' ->> 'id') AS object FROM webhook_deliveries WHERE project_id = $1`,
+            [project.project_id]
+          )
+        ).map((row) => row.object)
+      )
+    expect(await objectsOf()).toEqual(
+      new Set([root, annMessage, benReply, feedback.body.feedback_id, score.body.score_id])
+    )
+
+    const erased = await admin(gateway)("DELETE", `/projects/${project.project_id}/users/ann`)
+    expect(erased.status, erased.text).toBe(200)
+    expect(erased.body.deleted).toMatchObject({ messages: 2, feedback: 1, scores: 1, webhook_deliveries: 4 })
+    // Only the delivery of what stays (Ben's root) is left.
+    expect(await objectsOf()).toEqual(new Set([root]))
+    const [withText] = await gateway.sql<{ n: number }>(
+      "SELECT count(*)::int AS n FROM webhook_deliveries WHERE project_id = $1 AND body LIKE $2",
+      [project.project_id, `%${benText}%`]
+    )
+    expect(Number(withText?.n)).toBe(0)
+
+    // Due now, and the receiver answers: what goes out is only what stayed.
+    receiver.answer("/hooks", 204)
+    await gateway.sql(
+      "UPDATE webhook_deliveries SET next_attempt_at = created_at WHERE project_id = $1 AND status = 'pending'",
+      [project.project_id]
+    )
+    const before = receiver.at("/hooks").length
+    expect((await runJob(gateway, "webhooks")).details).toMatchObject({ delivered: 1, retried: 0 })
+    const later = receiver.at("/hooks").slice(before)
+    expect(later.map((entry) => JSON.parse(entry.body).data.id)).toEqual([root])
+    for (const entry of later) {
+      expect(entry.body).not.toContain(benText)
+      expect(entry.body).not.toContain(benReply)
+    }
+  })
+
+  it("a re-run after an erasure cut short records the totals of both runs", async () => {
+    const gateway = handle.current
+    const project = await createProject(gateway, "erasure-cut")
+    const cut = asUser(gateway, project.api_key, "cut", "ws-cut")
+    const thread = await newThread(cut)
+    await gateway.sql(
+      `INSERT INTO messages (project_id, thread_id, id, parent_id, user_id, height, format, content)
+       SELECT $1, $2, 'msg_cut_' || lpad(n::text, 4, '0'), NULL, 'cut', 0, 'svc/v0', '{"text":"cut"}'::jsonb
+       FROM generate_series(1, 300) AS n`,
+      [project.project_id, thread]
+    )
+    await gateway.sql(
+      `INSERT INTO runs (project_id, id, thread_id, workspace_id, user_id, status, detail)
+       SELECT $1, 'run_cut_' || n, $2, 'ws-cut', 'cut', 'completed', '{}'::jsonb FROM generate_series(1, 10) AS n`,
+      [project.project_id, thread]
+    )
+    // A fault once 200 of the user's messages are deleted (the first batch): the next batch fails, as if the
+    // gateway had died there. Nothing the first run committed comes back.
+    await gateway.sql("CREATE TABLE erasure_fuse (n integer NOT NULL)")
+    await gateway.sql("INSERT INTO erasure_fuse VALUES (0)")
+    await gateway.sql(`CREATE FUNCTION erasure_fuse() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE deleted integer;
+      BEGIN
+        UPDATE erasure_fuse SET n = n + 1 RETURNING n INTO deleted;
+        IF deleted > 200 THEN RAISE EXCEPTION 'erasure cut short'; END IF;
+        RETURN OLD;
+      END $$`)
+    await gateway.sql(`CREATE TRIGGER erasure_fuse BEFORE DELETE ON messages FOR EACH ROW
+      WHEN (OLD.project_id = '${project.project_id}') EXECUTE FUNCTION erasure_fuse()`)
+    const first = await admin(gateway)("DELETE", `/projects/${project.project_id}/users/cut`)
+    await gateway.sql("DROP TRIGGER erasure_fuse ON messages")
+    await gateway.sql("DROP FUNCTION erasure_fuse()")
+    await gateway.sql("DROP TABLE erasure_fuse")
+    expect(first.status, first.text).toBe(500)
+    const [left] = await gateway.sql<{ n: number }>(
+      "SELECT count(*)::int AS n FROM messages WHERE project_id = $1 AND user_id = 'cut'",
+      [project.project_id]
+    )
+    expect(Number(left?.n)).toBe(100)
+
+    const rerun = await admin(gateway)("DELETE", `/projects/${project.project_id}/users/cut`)
+    expect(rerun.status, rerun.text).toBe(200)
+    expect(rerun.body.deleted).toMatchObject({ threads: 1, messages: 300, runs: 10 })
+    // One record: the erasure the first run started, with everything both runs deleted.
+    const log = await admin(gateway)("GET", `/projects/${project.project_id}/erasures`)
+    expect(log.body.erasures).toEqual([rerun.body])
+    expect(rerun.body.user_sha256).toBe(sha256("cut"))
+    // Finished: another erasure of the same user is a new record.
+    const again = await admin(gateway)("DELETE", `/projects/${project.project_id}/users/cut`)
+    expect(again.body.erasure_id).not.toBe(rerun.body.erasure_id)
+    expect(Object.values(again.body.deleted).every((n) => n === 0)).toBe(true)
+  })
+})
+
+describe("erasure: the access line (embedded)", () => {
+  const lines = captureConsole()
+  const handle = useGateway(pglite, { LOG_FORMAT: "json", LOG_LEVEL: "Info" }, { logging: true })
+
+  it("logs the erased user's id as its SHA-256, as the audit record keeps it, never as is", async () => {
+    const gateway = handle.current
+    const project = await createProject(gateway, "erasure-log")
+    const userId = "zoë.private@example.com/x"
+    const reply = await admin(gateway)("DELETE", `/projects/${project.project_id}/users/${encodeURIComponent(userId)}`)
+    expect(reply.status, reply.text).toBe(200)
+    expect(reply.body.user_sha256).toBe(sha256(userId))
+    const route = "/v1/admin/projects/:project_id/users/:user_id"
+    let access: { annotations: Record<string, unknown> } | undefined
+    for (let i = 0; i < 100 && access === undefined; i++) {
+      access = lines
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line))
+        .find((entry) => entry.message === "Sent HTTP response" && entry.annotations["http.route"] === route)
+      if (access === undefined) await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(access?.annotations["http.url"]).toBe(
+      `/v1/admin/projects/${project.project_id}/users/sha256:${sha256(userId)}`
+    )
+    const all = lines.join("\n")
+    for (const form of [userId, encodeURIComponent(userId), "zo%C3%AB", "zoë", "private@example"]) {
+      expect(all).not.toContain(form)
+    }
   })
 })
