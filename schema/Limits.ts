@@ -115,6 +115,18 @@ export const Limits = {
     spansPerTraceMax: 500,
     /** A span's attributes, serialized as JSON (UTF-8 bytes). */
     attributesMaxBytes: 16 * 1024,
+    /** A span's events, all of them serialized as JSON (names, times and attributes). */
+    eventsMaxBytes: 64 * 1024,
+    /** A span's links, all of them serialized as JSON. */
+    linksMaxBytes: 16 * 1024,
+    /** A span's name, a scope's name and a scope's version, each (UTF-8 bytes). */
+    nameMaxBytes: 1024,
+    /** A span's status message (UTF-8 bytes): the run report's `error` is 2,048 characters. */
+    statusMessageMaxBytes: 2048,
+    /** A span's trace state (W3C tracestate carries at most 512 characters). */
+    traceStateMaxBytes: 512,
+    /** A resource's attributes, and a scope's, serialized as JSON (as a span's). */
+    resourceMaxBytes: 16 * 1024,
     listDefault: 50,
     listMax: 100
   },

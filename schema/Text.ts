@@ -11,6 +11,19 @@ const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbf
 
 export const isStorableText = (text: string): boolean => !text.includes("\u0000") && !UNPAIRED_SURROGATE.test(text)
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what this looks for
+const MAYBE_UNSTORABLE = /[\u0000\ud800-\udfff]/
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what this replaces
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/**
+ * The text with each NUL and unpaired surrogate replaced by U+FFFD, as a
+ * UTF-8 decoder replaces bytes it cannot read: for batches (OTLP exports)
+ * where refusing a whole batch for one character would lose the rest.
+ */
+export const toStorableText = (text: string): string =>
+  MAYBE_UNSTORABLE.test(text) ? text.replace(UNSTORABLE, "\ufffd") : text
+
 const UNSTORABLE_MESSAGE = "must not contain NUL characters or unpaired surrogates"
 
 /** A string schema refined to storable text. */

@@ -46,6 +46,14 @@ const detailOf = (run: DerivedRun, span: SpanInput, convention: string | null) =
   output_text: run.output_text
 })
 
+export interface Derived {
+  readonly made: number
+  /** Counts the runs made in usage: call it once their transaction has committed. */
+  readonly recordUsage: () => void
+}
+
+const NONE: Derived = { made: 0, recordUsage: () => {} }
+
 export class TraceRuns extends Effect.Service<TraceRuns>()("svc/TraceRuns", {
   dependencies: [SpansRepo.Default, RunsRepo.Default, ThreadsRepo.Default, Usage.Default, Webhooks.Default],
   effect: Effect.gen(function* () {
@@ -58,14 +66,17 @@ export class TraceRuns extends Effect.Service<TraceRuns>()("svc/TraceRuns", {
     /**
      * Makes or completes the runs that the spans just stored call for: a new
      * model call makes one; a new tool or step span completes the model call
-     * it belongs to. Answers how many runs were made.
+     * it belongs to. Runs in the transaction that stores the spans (src/Traces.ts):
+     * spans and their runs commit together, or neither does. Answers how many
+     * runs were made, and how to count them in usage once that has committed
+     * (usage is buffered in memory, and must not count runs that rolled back).
      */
     const derive = fn("TraceRuns.derive")(function* (
       projectId: string,
       stored: ReadonlyArray<NewPart>,
       earlier: ReadonlyArray<string>
     ) {
-      if (stored.length === 0) return 0
+      if (stored.length === 0) return NONE
       const key = (span: SpanInput) => `${span.trace_id}/${span.span_id}`
       const isNew = new Set(stored.map((part) => key(part.span)))
       // The spans of this export are at hand; only traces that held spans before can have parts elsewhere.
@@ -93,7 +104,7 @@ export class TraceRuns extends Effect.Service<TraceRuns>()("svc/TraceRuns", {
           if (run !== undefined) wanted.push({ model, run })
         }
       }
-      if (wanted.length === 0) return 0
+      if (wanted.length === 0) return NONE
       const refs = [...new Set(wanted.flatMap(({ run }) => (run.thread_ref === null ? [] : [run.thread_ref])))]
       const owners = new Map(
         refs.length === 0 ? [] : (yield* threads.ownersInProject(projectId, refs)).map((row) => [row.id, row])
@@ -134,17 +145,23 @@ export class TraceRuns extends Effect.Service<TraceRuns>()("svc/TraceRuns", {
           )
       )
       const bySpan = new Map(rows.map((row) => [`${row.trace_id}/${row.span_id}`, row]))
-      for (const made of created) {
+      const counted = created.flatMap((made) => {
         const row = bySpan.get(`${made.trace_id}/${made.span_id}`)
-        if (row === undefined) continue
-        usage.record(projectId, row.user_id ?? NO_USER, {
-          runs: 1,
-          run_errors: row.status === "error" ? 1 : 0,
-          input_tokens: row.input_tokens ?? 0,
-          output_tokens: row.output_tokens ?? 0
-        })
+        return row === undefined ? [] : [row]
+      })
+      return {
+        made: created.length,
+        recordUsage: () => {
+          for (const row of counted) {
+            usage.record(projectId, row.user_id ?? NO_USER, {
+              runs: 1,
+              run_errors: row.status === "error" ? 1 : 0,
+              input_tokens: row.input_tokens ?? 0,
+              output_tokens: row.output_tokens ?? 0
+            })
+          }
+        }
       }
-      return created.length
     })
 
     return { derive } as const

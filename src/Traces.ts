@@ -1,10 +1,12 @@
 /**
- * Trace exports and reads (decisions.md §9). An export's spans are checked
- * (attributes at most 16 KB serialized), recognised (src/GenAiSpans.ts),
- * stored once per (trace id, span id) with at most 500 spans a trace across
- * exports, and the model calls among them become runs (src/TraceRuns.ts).
- * What is refused is counted and said, never shortened; the rest is kept.
+ * Trace exports and reads (docs/decisions.md "Traces (OTLP/HTTP)"). An
+ * export's spans are checked against their bounds (src/SpanChecks.ts),
+ * recognised (src/GenAiSpans.ts), stored once per (trace id, span id) with at
+ * most 500 spans a trace across exports, and the model calls among them
+ * become runs (src/TraceRuns.ts) in the same transaction. What is refused is
+ * counted and said, never shortened; the rest is kept.
  */
+import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -13,10 +15,10 @@ import { NotFound } from "../schema/Errors.js"
 import { Limits } from "../schema/Limits.js"
 import { INT64_MAX, type TraceListQuery } from "../schema/Trace.js"
 import { DatabasePool } from "./DatabasePool.js"
-import { recognise } from "./GenAiSpans.js"
+import { checkSpans, refusalReason } from "./SpanChecks.js"
 import type { SpanInput } from "./SpanModel.js"
 import { RunsRepo } from "./storage/RunsRepo.js"
-import { type SpanRow, SpansRepo } from "./storage/SpansRepo.js"
+import { SpansRepo } from "./storage/SpansRepo.js"
 import { TracesRepo } from "./storage/TracesRepo.js"
 import { fn } from "./Traced.js"
 import { type NewPart, TraceRuns } from "./TraceRuns.js"
@@ -34,6 +36,15 @@ export class TraceExportsBusy extends Data.TaggedError("TraceExportsBusy")<{ rea
  */
 const EMBEDDED_AT_ONCE = 4
 const TURN_WAIT = Duration.seconds(2)
+/**
+ * Export bytes decoded at once by one gateway, in KiB: one export of the
+ * 4 MiB cap, or several smaller ones. Decoded spans cost up to ~75 times
+ * their bytes (a 4 MiB export of ~80,000 tiny spans peaks near 300 MB:
+ * `npm run bench:otlp-memory`), so this, not the count of exports, is what
+ * bounds the memory the receiver can take. An export waits for its share
+ * within the same TURN_WAIT.
+ */
+const DECODE_BUDGET_KIB = 4 * 1024
 
 /** What an export came to: OTLP's partial success. */
 export interface ExportOutcome {
@@ -48,13 +59,6 @@ export interface DecodedExport {
   readonly invalid: number
   readonly invalidReason: string
 }
-
-const serviceOf = (span: SpanInput): string | null => {
-  const name = span.resource["service.name"]
-  return typeof name === "string" ? name : null
-}
-
-const attributesBytes = (span: SpanInput) => Buffer.byteLength(JSON.stringify(span.attributes), "utf8")
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`
 
@@ -77,71 +81,71 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
     const turns = yield* Effect.makeSemaphore(
       Option.match(pool.stats, { onNone: () => EMBEDDED_AT_ONCE, onSome: (stats) => stats().max })
     )
+    const decoding = yield* Effect.makeSemaphore(DECODE_BUDGET_KIB)
 
     const store = (projectId: string, decoded: DecodedExport) =>
       Effect.gen(function* () {
         const reasons: Array<string> = []
         let rejected = decoded.invalid
         if (decoded.invalid > 0) reasons.push(decoded.invalidReason)
-        const seen = new Set<string>()
-        const rows: Array<SpanRow> = []
-        let oversized = 0
-        for (const span of decoded.spans) {
-          const key = `${span.trace_id}/${span.span_id}`
-          // The same span twice in one export is one span.
-          if (seen.has(key)) continue
-          seen.add(key)
-          if (attributesBytes(span) > Limits.trace.attributesMaxBytes) {
-            oversized += 1
-            continue
-          }
-          const { convention, role } = recognise(span)
-          rows.push({ span, serviceName: serviceOf(span), convention, role })
+        const checked = checkSpans(decoded.spans)
+        for (const [rule, count] of checked.refused) {
+          rejected += count
+          reasons.push(refusalReason(rule, count))
         }
-        if (oversized > 0) {
-          rejected += oversized
-          reasons.push(
-            `${plural(oversized, "span has", "spans have")} attributes over ${Limits.trace.attributesMaxBytes} bytes serialized (refused, not shortened)`
-          )
-        }
-        if (rows.length > 0) {
-          const cap = Limits.trace.spansPerTraceMax
-          const outcome = yield* spans.store(projectId, rows, cap)
-          const overCap = outcome.fresh - outcome.stored.length
-          if (overCap > 0) {
-            rejected += overCap
-            reasons.push(
-              `${plural(overCap, `span is past the ${cap}th of its trace`, `spans are past the ${cap}th of their trace`)} (a trace keeps at most ${cap} spans, counted across exports)`
-            )
-          }
-          const storedKeys = new Set(outcome.stored.map((span) => `${span.trace_id}/${span.span_id}`))
-          const parts: Array<NewPart> = []
-          for (const row of rows) {
-            if (row.role !== null && storedKeys.has(`${row.span.trace_id}/${row.span.span_id}`)) {
-              parts.push({ span: row.span, convention: row.convention, role: row.role })
+        if (checked.rows.length === 0) return { rejected, message: reasons.join("; ") } satisfies ExportOutcome
+        const cap = Limits.trace.spansPerTraceMax
+        // The spans and the runs made of them are one unit: a failure (or a crash) between the two leaves
+        // neither, and the exporter's retry stores both, where runs made apart would be lost for good.
+        const { outcome, derived } = yield* spans.transaction(
+          Effect.gen(function* () {
+            const outcome = yield* spans.store(projectId, checked.rows, checked.resources, cap)
+            const storedKeys = new Set(outcome.stored.map((span) => `${span.trace_id}/${span.span_id}`))
+            const parts: Array<NewPart> = []
+            for (const row of checked.rows) {
+              if (row.role !== null && storedKeys.has(`${row.span.trace_id}/${row.span.span_id}`)) {
+                parts.push({ span: row.span, convention: row.convention, role: row.role })
+              }
             }
-          }
-          yield* traceRuns.derive(projectId, parts, outcome.earlier)
+            const derived = yield* traceRuns.derive(projectId, parts, outcome.earlier)
+            return { outcome, derived }
+          })
+        )
+        derived.recordUsage()
+        const overCap = outcome.fresh - outcome.stored.length
+        if (overCap > 0) {
+          rejected += overCap
+          reasons.push(
+            `${plural(overCap, `span is past the ${cap}th of its trace`, `spans are past the ${cap}th of their trace`)} (a trace keeps at most ${cap} spans, counted across exports)`
+          )
         }
         return { rejected, message: reasons.join("; ") } satisfies ExportOutcome
       })
 
     /**
-     * Stores an export: what was refused and why, the rest kept. Its turn is
+     * Decodes and stores an export of `size` bytes: what was refused and why,
+     * the rest kept. Its share of the decode budget, then its turn, are
      * waited for interruptibly (acquireUseRelease's acquire is not, and a
-     * timeout could not end the wait); once taken it is given back whatever
-     * happens.
+     * timeout could not end the wait), within TURN_WAIT in all; once taken,
+     * each is given back whatever happens.
      */
-    const ingest = fn("Traces.ingest")((projectId: string, decoded: DecodedExport) =>
+    const ingest = fn("Traces.ingest")(<E>(projectId: string, size: number, decode: Effect.Effect<DecodedExport, E>) =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function* () {
-          const turn = yield* restore(turns.take(1)).pipe(Effect.timeoutOption(TURN_WAIT))
-          if (Option.isNone(turn)) {
-            return yield* Effect.fail(
-              new TraceExportsBusy({ message: "too many exports are being stored; retry shortly" })
+          const busy = new TraceExportsBusy({ message: "too many exports are being stored; retry shortly" })
+          const started = yield* Clock.currentTimeMillis
+          const weight = Math.min(DECODE_BUDGET_KIB, Math.max(1, Math.ceil(size / 1024)))
+          const share = yield* restore(decoding.take(weight)).pipe(Effect.timeoutOption(TURN_WAIT))
+          if (Option.isNone(share)) return yield* Effect.fail(busy)
+          return yield* Effect.gen(function* () {
+            const decoded = yield* restore(decode)
+            const waited = (yield* Clock.currentTimeMillis) - started
+            const turn = yield* restore(turns.take(1)).pipe(
+              Effect.timeoutOption(Duration.millis(Math.max(0, Duration.toMillis(TURN_WAIT) - waited)))
             )
-          }
-          return yield* restore(store(projectId, decoded)).pipe(Effect.ensuring(turns.release(1)))
+            if (Option.isNone(turn)) return yield* Effect.fail(busy)
+            return yield* restore(store(projectId, decoded)).pipe(Effect.ensuring(turns.release(1)))
+          }).pipe(Effect.ensuring(decoding.release(weight)))
         })
       )
     )

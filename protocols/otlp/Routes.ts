@@ -1,7 +1,7 @@
 /**
  * `POST /v1/traces`: OTLP/HTTP trace exports (decisions.md §9). This module
  * is the transport only, as the Collector's otlpreceiver keeps it: the API
- * key, media types, gzip, the 4 MB caps before and after inflating, the
+ * key, media types (JSON in UTF-8 only), gzip, the 4 MB caps before and after inflating, the
  * status table and the answer in the request's encoding. What is kept and
  * what becomes a run is src/Traces.ts's business.
  *
@@ -18,18 +18,22 @@ import { gunzip } from "node:zlib"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Limits } from "../../schema/Limits.js"
 import { TRACES_PATH } from "../../schema/Trace.js"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
 import { errorCode } from "../../src/ErrorCode.js"
-import { type DecodedExport, type ExportOutcome, TraceExportsBusy, Traces } from "../../src/Traces.js"
+import { type DecodedExport, type ExportOutcome, Traces } from "../../src/Traces.js"
 import { bearerOf } from "../rest/Auth.js"
 import { DecodeFailure, decodeExport } from "./Decode.js"
 import { ExportTraceServiceRequest, ExportTraceServiceResponse, RpcStatus } from "./Proto.js"
 
 type Encoding = "protobuf" | "json"
+
+/** A body refused before it is stored, and the answer that says so. */
+class Refused extends Data.TaggedError("Refused")<{ readonly response: HttpServerResponse.HttpServerResponse }> {}
 
 /** gRPC codes OTLP puts in its Status answers. */
 const GRPC = { invalidArgument: 3, resourceExhausted: 8, unavailable: 14, unauthenticated: 16 } as const
@@ -42,8 +46,25 @@ const inflate = promisify(gunzip)
 
 const mediaType = (header: string | undefined) => (header?.split(";")[0] ?? "").trim().toLowerCase()
 
+/** The charset parameter of a Content-Type, lowercased and unquoted; undefined when there is none. */
+const charsetOf = (header: string | undefined): string | undefined => {
+  for (const parameter of (header ?? "").split(";").slice(1)) {
+    const [name, value] = parameter.split("=")
+    if (name?.trim().toLowerCase() === "charset")
+      return (value ?? "")
+        .trim()
+        .replace(/^"(.*)"$/, "$1")
+        .toLowerCase()
+  }
+  return undefined
+}
+
+/** The export's encoding; undefined for another media type, or text in a charset other than UTF-8. */
 const encodingOf = (request: HttpServerRequest.HttpServerRequest): Encoding | undefined => {
-  switch (mediaType(request.headers["content-type"])) {
+  const header = request.headers["content-type"]
+  const charset = charsetOf(header)
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") return undefined
+  switch (mediaType(header)) {
     case "application/x-protobuf":
     case "application/protobuf":
       return "protobuf"
@@ -139,7 +160,7 @@ const handler = (keys: ApiKeys, traces: Traces) =>
         415,
         GRPC.invalidArgument,
         "unsupported_media_type",
-        "an OTLP export is application/x-protobuf or application/json",
+        "an OTLP export is application/x-protobuf or application/json (in UTF-8)",
         "json"
       )
     }
@@ -178,22 +199,31 @@ const handler = (keys: ApiKeys, traces: Traces) =>
         { connection: "close" }
       )
     }
-    let decoded: DecodedExport
-    try {
-      decoded = decode(body.bytes, encoding)
-    } catch (error) {
-      const message = error instanceof DecodeFailure ? error.message : "the body does not decode as an OTLP export"
-      return failure(400, GRPC.invalidArgument, "invalid_request", message, encoding)
-    }
-    return yield* traces.ingest(key.projectId, decoded).pipe(
+    // Decoded when the receiver has room for it (src/Traces.ts): what a body costs once decoded is bounded there.
+    const decoded = Effect.try({
+      try: () => decode(body.bytes, encoding),
+      catch: (error) =>
+        new Refused({
+          response: failure(
+            400,
+            GRPC.invalidArgument,
+            "invalid_request",
+            error instanceof DecodeFailure ? error.message : "the body does not decode as an OTLP export",
+            encoding
+          )
+        })
+    })
+    return yield* traces.ingest(key.projectId, body.bytes.length, decoded).pipe(
       Effect.map((outcome) => answer(outcome, encoding)),
-      Effect.catchTag("TraceExportsBusy", (busy: TraceExportsBusy) =>
-        Effect.succeed(
-          failure(503, GRPC.unavailable, "unavailable", busy.message, encoding, {
-            "retry-after": String(BUSY_RETRY_AFTER_S)
-          })
-        )
-      )
+      Effect.catchTags({
+        Refused: (refused) => Effect.succeed(refused.response),
+        TraceExportsBusy: (busy) =>
+          Effect.succeed(
+            failure(503, GRPC.unavailable, "unavailable", busy.message, encoding, {
+              "retry-after": String(BUSY_RETRY_AFTER_S)
+            })
+          )
+      })
     )
   })
 

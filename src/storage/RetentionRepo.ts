@@ -25,6 +25,8 @@ export interface ThreadBatch {
 /** Rows without a thread that retention deletes by age: table and time column. */
 export const AGED = {
   spans: "stored_at",
+  // After the spans: a resource row is as old as the spans of its export (one transaction's now()).
+  span_resources: "stored_at",
   traces: "stored_at",
   runs: "created_at",
   events: "created_at",

@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { fn } from "../Traced.js"
+import { RESOURCE_OF, SCOPE_OF } from "./SpansRepo.js"
 import { isoTimestampSql } from "./SqlText.js"
 
 export interface TraceFilters {
@@ -40,7 +41,7 @@ const SPAN = `json_build_object(
   'duration_ms', GREATEST(s.end_ns - s.start_ns, 0)::float8 / 1e6,
   'status_code', (ARRAY['unset','ok','error'])[s.status_code + 1], 'status_message', s.status_message,
   'service_name', s.service_name, 'attributes', s.attributes, 'events', s.events, 'links', s.links,
-  'resource', s.resource, 'scope', s.scope, 'convention', s.convention, 'role', s.role,
+  'resource', ${RESOURCE_OF}, 'scope', ${SCOPE_OF}, 'convention', s.convention, 'role', s.role,
   'run_id', (SELECT r.id FROM runs r WHERE r.project_id = s.project_id AND r.trace_id = s.trace_id
     AND r.span_id = s.span_id)
 )::text`
@@ -75,7 +76,8 @@ export class TracesRepo extends Effect.Service<TracesRepo>()("svc/TracesRepo", {
           WHERE t.project_id = ${projectId} AND t.trace_id = ${traceId} AND t.span_count > 0`
         if (trace === undefined) return Option.none()
         const spans = yield* sql<{ json: string }>`
-          SELECT ${sql.literal(SPAN)} AS json FROM spans s
+          SELECT ${sql.literal(SPAN)} AS json
+          FROM spans s LEFT JOIN span_resources r ON r.project_id = s.project_id AND r.id = s.resource_id
           WHERE s.project_id = ${projectId} AND s.trace_id = ${traceId}
           ORDER BY s.start_ns, s.span_id`
         return Option.some({ trace: trace.json, spans: spans.map((span) => span.json) })

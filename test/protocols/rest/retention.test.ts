@@ -22,6 +22,7 @@ import {
   type UserClient,
   useGateway
 } from "../../layers.js"
+import { exportOf, jsonSpan, postJson, traceIdOf } from "../traces/otlp.js"
 import { expectUpload, put, UPLOAD } from "./files-helpers.js"
 import { expectError, inBatches, newMessage, newThread, runJob as runJobOnce } from "./helpers.js"
 import { useS3rver } from "./s3rver.js"
@@ -242,6 +243,39 @@ describe.each(stores)("retention and settings ($name)", (storeUnderTest) => {
       project.project_id
     ])
     expect(left.map((row) => row.id)).toEqual(["old-pending", "recent"])
+  })
+
+  it("deletes old spans with their traces and resource rows; a recent export's spans keep theirs", async () => {
+    const project = await createProject(handle.current, "spans")
+    const sql = handle.current.sql
+    const exported = (trace: number, service: string) =>
+      postJson(handle.current.baseUrl, project.api_key, exportOf([jsonSpan({ trace, span: 1 })], service))
+    expect((await exported(1, "old-service")).status).toBe(200)
+    expect((await exported(2, "new-service")).status).toBe(200)
+    // The first export's rows were stored 40 days ago.
+    for (const table of ["spans", "span_resources", "traces"]) {
+      await sql(
+        `UPDATE ${table} SET stored_at = now() - interval '40 days' WHERE project_id = $1 AND ${
+          table === "span_resources"
+            ? `id IN (SELECT resource_id FROM spans WHERE project_id = $1 AND trace_id = $2)`
+            : "trace_id = $2"
+        }`,
+        [project.project_id, traceIdOf(1)]
+      )
+    }
+    await sql("UPDATE projects SET retention_days = 30, retention_effective_at = NULL WHERE id = $1", [
+      project.project_id
+    ])
+    const done = await run()
+    expect(done.details).toMatchObject({ spans: 1, span_resources: 1, traces: 1 })
+    expect(await countOf(handle.current, "span_resources", project.project_id)).toBe(1)
+    const read = (trace: number) =>
+      call(handle.current.baseUrl, "GET", `/v1/projects/traces/${traceIdOf(trace)}`, {
+        headers: { authorization: `Bearer ${project.api_key}` }
+      })
+    expect((await read(1)).status).toBe(404)
+    const recent = await read(2)
+    expect(recent.body.spans[0].resource).toEqual({ "service.name": "new-service" })
   })
 
   it("two runs at once delete each row once", async () => {
