@@ -38,7 +38,7 @@ export const EvaluatorCategory = Schema.Struct({
       })
     )
   ),
-  /** A regular expression (JavaScript syntax, case-insensitive) that chooses the category when it matches. */
+  /** A regular expression (RE2 syntax, case-insensitive) that chooses the category when it matches. */
   pattern: Schema.optional(text("a pattern", EVALUATOR_LIMITS.patternMaxLength))
 })
 export type EvaluatorCategory = typeof EvaluatorCategory.Type

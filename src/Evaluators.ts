@@ -34,7 +34,7 @@ const nameTaken = (name: string) => new Conflict({ message: `the project has an 
  * most EVALUATOR_LIMITS.perProject a project, each with 1 to 10 categories.
  * The rules of an evaluator that its schema cannot state are checked here:
  * the field its target reads, what each kind needs, distinct category names,
- * and patterns that compile and do not risk catastrophic backtracking.
+ * and patterns that compile as RE2 to a bounded program (evaluators/Rules.ts).
  */
 export class Evaluators extends Effect.Service<Evaluators>()("svc/Evaluators", {
   dependencies: [EvaluatorsRepo.Default, ProjectsRepo.Default],
@@ -75,7 +75,9 @@ export class Evaluators extends Effect.Service<Evaluators>()("svc/Evaluators", {
             )
           }
           const problem = category.pattern === undefined ? undefined : patternProblem(category.pattern)
-          if (problem !== undefined) return yield* Effect.fail(invalid(problem, `categories.${index}.pattern`))
+          if (problem !== undefined) {
+            return yield* Effect.fail(invalid(`category "${category.name}": ${problem}`, `categories.${index}.pattern`))
+          }
         }
         const settings: EvaluatorSettings = {
           name: input.name,

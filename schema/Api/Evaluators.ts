@@ -21,7 +21,7 @@ export class EvaluatorsGroup extends HttpApiGroup.make("evaluators")
         OpenApi.annotations({
           summary: "Create an evaluator",
           description:
-            "Labels runs (by their output_text) or threads (by their last user message) created from now on with the first of its categories (1 to 10, in order) whose keywords or pattern match (kind rule), or the category a model answers (kind model, when EVALUATOR_MODEL_BASE_URL is set). The label is a categorical score named after the evaluator, its comment saying why. sampling_rate (0 to 1, default 1) picks targets by a hash of their id. At most 20 evaluators a project (409 past it); a name already used is 409; a pattern that does not compile or risks catastrophic backtracking is 400."
+            "Labels runs (by their output_text) or threads (by their last user message) created from now on with the first of its categories (1 to 10, in order) whose keywords or pattern match (kind rule), or the category a model answers (kind model, when EVALUATOR_MODEL_BASE_URL is set). The label is a categorical score named after the evaluator, its comment saying why. sampling_rate (0 to 1, default 1) picks targets by a hash of their id. At most 20 evaluators a project (409 past it); a name already used is 409. A pattern is RE2 syntax, matched case-insensitively in time linear in the text: one that RE2 cannot compile (backreferences, lookaround, JavaScript's \\u escapes) or that compiles to more than 250 RE2 instructions is 400, naming its category."
         })
       )
   )

@@ -12,13 +12,14 @@ import { toTurns } from "../titles/Conversation.js"
 import { NO_USER, Usage } from "../Usage.js"
 import { Webhooks } from "../Webhooks.js"
 import { EvaluatorModel } from "./EvaluatorModel.js"
-import { type Match, matchRules, sampled } from "./Rules.js"
+import { yieldToEventLoop } from "./EventLoop.js"
+import { type CompiledRules, compileRules, type Match, matchRules, sampled } from "./Rules.js"
 
 /** Targets taken per statement, per evaluator. */
 const BATCH = 100
 /** Evaluators read per page. */
 const PAGE = 100
-/** A pass stops starting batches after this long (well within the job lease). */
+/** A pass stops starting targets after this long (well within the job lease). */
 const PASS_BUDGET_MS = 60_000
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -70,9 +71,13 @@ export class EvaluatorJob extends Effect.Service<EvaluatorJob>()("svc/EvaluatorJ
     const backoff = exponentialBackoff((yield* AppConfig.evaluatorRetryBaseSeconds) * 1000)
 
     /** The category of one target, none, or the error of a model call. */
-    const judge = (evaluator: EvaluatorRow, target: Target): Effect.Effect<Match | undefined, string> => {
+    const judge = (
+      evaluator: EvaluatorRow,
+      rules: CompiledRules,
+      target: Target
+    ): Effect.Effect<Match | undefined, string> => {
       const text = evaluator.target === "run" ? (target.text ?? "") : lastUserMessage(target.text)
-      if (evaluator.kind === "rule") return Effect.succeed(matchRules(evaluator.categories, text))
+      if (evaluator.kind === "rule") return matchRules(rules, text)
       if (text.trim() === "") return Effect.succeed(undefined)
       const names = evaluator.categories.map((category) => category.name)
       return model.classify({ prompt: evaluator.prompt, categories: names, text }).pipe(
@@ -91,10 +96,18 @@ export class EvaluatorJob extends Effect.Service<EvaluatorJob>()("svc/EvaluatorJ
      * undefined) or the next of a retry. The score goes in the same
      * transaction as the evaluation row, and only when that row was written.
      */
-    const evaluate = (evaluator: EvaluatorRow, target: Target, previous: number | undefined, tally: Tally) =>
+    const evaluate = (
+      evaluator: EvaluatorRow,
+      rules: CompiledRules,
+      target: Target,
+      previous: number | undefined,
+      tally: Tally
+    ) =>
       Effect.gen(function* () {
+        // Each target is a unit of work: the event loop gets its turn between them (EventLoop.ts).
+        yield* yieldToEventLoop
         const attempts = (previous ?? 0) + 1
-        const judged = yield* Effect.either(judge(evaluator, target))
+        const judged = yield* Effect.either(judge(evaluator, rules, target))
         const at = yield* now
         const outcome: Outcome =
           judged._tag === "Left"
@@ -179,9 +192,11 @@ export class EvaluatorJob extends Effect.Service<EvaluatorJob>()("svc/EvaluatorJ
         }
       })
 
-    const retries = (evaluator: EvaluatorRow, tally: Tally) =>
+    const retries = (evaluator: EvaluatorRow, rules: CompiledRules, tally: Tally, inTime: Effect.Effect<boolean>) =>
       Effect.gen(function* () {
         for (const due of yield* repo.dueRetries(evaluator, yield* now, BATCH)) {
+          // Those left stay due for the next pass.
+          if (!(yield* inTime)) break
           const target = yield* repo.target(evaluator, due.target_id)
           if (Option.isNone(target)) {
             yield* repo.settle(evaluator, due.target_id, due.attempts, {
@@ -194,26 +209,33 @@ export class EvaluatorJob extends Effect.Service<EvaluatorJob>()("svc/EvaluatorJ
             })
             tally.gone += 1
           } else {
-            yield* evaluate(evaluator, target.value, due.attempts, tally)
+            yield* evaluate(evaluator, rules, target.value, due.attempts, tally)
           }
         }
       })
 
-    /** One batch of new targets; false when there are no more. */
-    const fresh = (evaluator: EvaluatorRow, tally: Tally) =>
+    /**
+     * One batch of new targets; false when there are no more or the pass is
+     * out of time (checked before each target, so a batch of slow targets
+     * stops within one target of the budget; the cursor moves past the
+     * targets done only).
+     */
+    const fresh = (evaluator: EvaluatorRow, rules: CompiledRules, tally: Tally, inTime: Effect.Effect<boolean>) =>
       Effect.gen(function* () {
         const delay = evaluator.target === "run" ? runDelay : threadDelay
         const targets = yield* repo.newTargets(evaluator, delay, BATCH)
+        let last: Target | undefined
         for (const target of targets) {
+          if (!(yield* inTime)) break
           if (sampled(evaluator.sampling_rate, evaluator.id, target.id)) {
-            yield* evaluate(evaluator, target, undefined, tally)
+            yield* evaluate(evaluator, rules, target, undefined, tally)
           } else {
             tally.skipped += 1
           }
+          last = target
         }
-        const last = targets[targets.length - 1]
         if (last !== undefined) yield* repo.advance(evaluator, last.id)
-        return targets.length === BATCH
+        return targets.length === BATCH && last === targets[targets.length - 1]
       })
 
     const pass = Effect.gen(function* () {
@@ -225,8 +247,17 @@ export class EvaluatorJob extends Effect.Service<EvaluatorJob>()("svc/EvaluatorJ
         const evaluators = yield* repo.page(after, PAGE)
         for (const evaluator of evaluators) {
           if (!(yield* inTime)) break
-          yield* retries(evaluator, tally)
-          while ((yield* inTime) && (yield* fresh(evaluator, tally))) {}
+          // An evaluator with nothing new is two queries, which PGlite answers without a turn of the event loop.
+          yield* yieldToEventLoop
+          // Compiled once for all of this evaluator's targets in the pass, and dropped after.
+          const rules = compileRules(evaluator.kind === "rule" ? evaluator.categories : [])
+          for (const { category, problem } of rules.refused) {
+            yield* Effect.logWarning("an evaluator pattern is refused by RE2 and never matches").pipe(
+              Effect.annotateLogs({ evaluator_id: evaluator.id, category, problem })
+            )
+          }
+          yield* retries(evaluator, rules, tally, inTime)
+          while ((yield* inTime) && (yield* fresh(evaluator, rules, tally, inTime))) {}
         }
         const last = evaluators[evaluators.length - 1]
         if (last === undefined || evaluators.length < PAGE || !(yield* inTime)) break

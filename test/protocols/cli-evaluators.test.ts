@@ -39,8 +39,16 @@ describe.each(stores)("svc evaluator commands on the $name store", (given) => {
     expect(
       (await json([...create, "--name", "rate0", "--categories", categories(1), "--sampling-rate", "0"])).sampling_rate
     ).toBe(0)
-    const badPattern = await failure([...create, "--name", "bad", "--categories", '[{"name":"x","pattern":"(a+)+"}]'])
+    // Lookaround: RE2 (the pattern engine) has none.
+    const badPattern = await failure([
+      ...create,
+      "--name",
+      "bad",
+      "--categories",
+      '[{"name":"x","pattern":"sorry(?= now)"}]'
+    ])
     expect(badPattern.body).toMatchObject({ error: "invalid_request", issues: [{ path: "categories.0.pattern" }] })
+    expect(badPattern.body.message).toMatch(/^category "x": .*lookaround/)
     expect((await failure([...create, "--name", "nojson", "--categories", "[oops"])).body.error).toBe("invalid_request")
     const missing = await failure(["evaluator", "list", "--project", "proj_nope"])
     expect(missing.code).toBe(3)

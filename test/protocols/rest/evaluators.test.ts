@@ -4,13 +4,17 @@
  * runs and threads read back through the project scores API, sampling, the
  * at-most-once guarantee, and a model evaluator against a local server that
  * speaks the OpenAI Responses protocol (what @effect/ai-openai calls), which
- * fails on demand to show the retries and the failed record.
+ * fails on demand to show the retries and the failed record, answers 70 MB,
+ * or trickles an answer that never ends. Patterns are RE2 (linear matching):
+ * what RE2 cannot compile is refused, and 20 evaluators of 10 overlapping
+ * alternations over long texts leave /healthz answering.
  */
-import { createServer, type Server } from "node:http"
+import { createServer, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { MODEL_ANSWER_MAX_BYTES } from "../../../src/evaluators/ModelClassifier.js"
 import { sampled } from "../../../src/evaluators/Rules.js"
-import { admin, asUser, createProject, stores, useGateway } from "../../layers.js"
+import { admin, asUser, createProject, type Gateway, stores, useGateway } from "../../layers.js"
 import { asProject, expectError, newMessage, newThread, runJob as runJobOnce } from "./helpers.js"
 import { responseObject } from "./openai-response.js"
 
@@ -19,8 +23,29 @@ const MODEL = "evaluator-test-model"
 /** A completed Responses API answer carrying `text`. */
 const response = (text: string) => responseObject(MODEL, "completed", text)
 
-/** The fake model: answers "positive" when the text says "great", else "negative"; or fails with 500. */
-const fake = { failing: false, calls: 0, server: undefined as Server | undefined }
+/** The longest /healthz may wait while a pass matches patterns: generous for a busy 2-core machine. */
+const STALL_BOUND_MS = 1_000
+/** What the fake model's huge answer weighs. */
+const HUGE_ANSWER_BYTES = 70 * 1024 * 1024
+/** The gateway's bound on one model call (EVALUATOR_MODEL_TIMEOUT_MS in this suite). */
+const MODEL_TIMEOUT_MS = 3_000
+
+/**
+ * The fake model: answers "positive" when the text says "great", else
+ * "negative"; or fails with 500; or answers a 70 MB response (`huge`); or
+ * starts an answer and sends one more byte every 100 ms, never ending it
+ * (`trickle`). The last two count what they wrote until the client hung up.
+ */
+const fake = {
+  failing: false,
+  answer: "normal" as "normal" | "huge" | "trickle",
+  calls: 0,
+  /** Bytes of the last huge or trickled answer handed to the socket. */
+  sent: 0,
+  /** Whether the client closed the last huge or trickled answer before its end. */
+  hungUp: false,
+  server: undefined as Server | undefined
+}
 const env: Record<string, string> = {
   JOBS_POLL_SECONDS: "0",
   EVALUATOR_RUN_DELAY_SECONDS: "0",
@@ -28,8 +53,47 @@ const env: Record<string, string> = {
   EVALUATOR_RETRY_BASE_SECONDS: "60",
   EVALUATOR_MAX_ATTEMPTS: "3",
   EVALUATOR_MODEL: MODEL,
+  EVALUATOR_MODEL_TIMEOUT_MS: String(MODEL_TIMEOUT_MS),
   WEBHOOK_ALLOW_PRIVATE: "true"
 }
+
+/** A valid Responses API answer whose text is 70 MB of "a" (huge), or one that never ends (trickle). */
+const answerAtLength = (res: ServerResponse, mode: "huge" | "trickle") => {
+  const [head = "", tail = ""] = JSON.stringify(response("@@")).split("@@")
+  fake.sent = 0
+  fake.hungUp = false
+  let finished = false
+  res.on("close", () => {
+    fake.hungUp = !finished
+  })
+  res.writeHead(200, { "content-type": "application/json" })
+  res.write(head)
+  fake.sent += head.length
+  if (mode === "trickle") {
+    const timer = setInterval(() => {
+      if (res.destroyed) return clearInterval(timer)
+      res.write("a")
+      fake.sent += 1
+    }, 100)
+    return
+  }
+  const chunk = "a".repeat(64 * 1024)
+  const pump = () => {
+    while (!res.destroyed && fake.sent < HUGE_ANSWER_BYTES) {
+      fake.sent += chunk.length
+      if (!res.write(chunk)) {
+        res.once("drain", pump)
+        return
+      }
+    }
+    if (!res.destroyed) {
+      finished = true
+      res.end(tail)
+    }
+  }
+  pump()
+}
+
 beforeAll(async () => {
   fake.server = createServer((req, res) => {
     const chunks: Array<Buffer> = []
@@ -37,6 +101,10 @@ beforeAll(async () => {
     req.on("end", () => {
       fake.calls += 1
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}")
+      if (fake.answer !== "normal" && req.url === "/v1/responses") {
+        answerAtLength(res, fake.answer)
+        return
+      }
       if (fake.failing || req.url !== "/v1/responses" || body.stream === true) {
         res.writeHead(500, { "content-type": "application/json" })
         res.end(JSON.stringify({ error: { message: "model down", type: "server_error" } }))
@@ -53,6 +121,36 @@ beforeAll(async () => {
 afterAll(
   () => new Promise<void>((resolve) => (fake.server === undefined ? resolve() : fake.server.close(() => resolve())))
 )
+
+/** The longest /healthz takes, asked again and again while `pass` runs (its answer, and the figures for a message). */
+const healthzDuring = async <A>(gateway: Gateway, pass: () => Promise<A>) => {
+  const healthz = async () => {
+    const started = performance.now()
+    const reply = await fetch(`${gateway.baseUrl}/healthz`)
+    await reply.text()
+    expect(reply.status).toBe(200)
+    return performance.now() - started
+  }
+  let idle = 0
+  for (let i = 0; i < 5; i++) idle = Math.max(idle, await healthz())
+  let done = false
+  const started = performance.now()
+  const running = pass().finally(() => {
+    done = true
+  })
+  let longest = 0
+  let probes = 0
+  while (!done) {
+    longest = Math.max(longest, await healthz())
+    probes += 1
+  }
+  const result = await running
+  const took = performance.now() - started
+  const figures =
+    `longest /healthz ${longest.toFixed(0)} ms over ${probes} probes (idle: ${idle.toFixed(0)} ms), ` +
+    `pass ${took.toFixed(0)} ms`
+  return { longest, result, figures, took }
+}
 
 const category = (name: string, rule: { keywords?: Array<string>; pattern?: string } = { keywords: [name] }) => ({
   name,
@@ -106,8 +204,6 @@ describe.each(stores)("evaluators on the $name store", (store) => {
 
     const withPattern = (pattern: string) => create({ ...ok, name: "p", categories: [category("x", { pattern })] })
     expectError(await withPattern("(unclosed"), 400, "categories.0.pattern")
-    expectError(await withPattern("(a+)+$"), 400, "categories.0.pattern")
-    expectError(await withPattern("(\\w*)*x"), 400, "categories.0.pattern")
     expectError(await withPattern("(a|b)\\1"), 400, "categories.0.pattern")
     expectError(await withPattern("x".repeat(201)), 400, "categories.0.pattern")
     const safe = await create({
@@ -355,6 +451,161 @@ describe.each(stores)("evaluators on the $name store", (store) => {
     expect(rows).toEqual([{ status: "failed", attempts: 3, last_error: "the evaluator model failed" }])
     fake.failing = false
   })
+
+  it("compiles patterns as RE2: overlapping alternations are kept (linear), what RE2 cannot compile is refused with its category and why", async () => {
+    const { project, create } = await setup("patterns")
+    const withSecond = (name: string, pattern: string) => ({
+      name,
+      target: "run",
+      categories: [category("first", { keywords: ["k"] }), category("second", { pattern })]
+    })
+    // Overlapping alternations and nested repeats backtrack exponentially in JavaScript; RE2 runs every
+    // alternative at once, so their matching is linear in the text and they are kept as written.
+    const linear = ["(a|a)+$", "(a|aa)+$", "(\\w|\\d)+$", "(?:a|a)*b", "(a+)+$", "(\\w*)*x"]
+    // RE2's own syntax: a code point as \x{…}, a named group as (?P<name>…), a POSIX class.
+    const re2 = ["caf\\x{e9}", "(?P<word>sorry)", "[[:digit:]]+"]
+    for (const [index, pattern] of [...linear, ...re2].entries()) {
+      const reply = await create(withSecond(`kept${index}`, pattern))
+      expect(reply.status, `${pattern}: ${reply.text}`).toBe(201)
+    }
+
+    const refusals: Array<[string, RegExp]> = [
+      ["(a|b)\\1", /backreference/],
+      ["(?<x>a)\\k<x>", /backreference/],
+      ["sorry(?= now)", /lookaround/],
+      ["sorry(?! now)", /lookaround/],
+      ["(?<=very )sorry", /lookaround/],
+      ["(?<!not )sorry", /lookaround/],
+      ["caf\\u00e9", /\\x\{/],
+      ["(unclosed", /missing closing \)/],
+      ["a{1001}", /repeat count/],
+      // Short, but a large program: matching costs time in proportion to it.
+      ["[\\s\\S]{1000}", /too large/],
+      ["(?:\\w{40}){20}", /too large/]
+    ]
+    const kept = await create({ name: "kept", target: "run", categories: [category("a", { pattern: "a" })] })
+    expect(kept.status, kept.text).toBe(201)
+    for (const [pattern, why] of refusals) {
+      for (const reply of [
+        await create(withSecond("refused", pattern)),
+        await adminCall(
+          "PUT",
+          `/projects/${project.project_id}/evaluators/${kept.body.evaluator_id}`,
+          withSecond("kept", pattern)
+        )
+      ]) {
+        expectError(reply, 400, "categories.1.pattern")
+        expect(reply.body.message, pattern).toContain('category "second"')
+        expect(reply.body.message, pattern).toMatch(why)
+      }
+    }
+  })
+
+  it("20 evaluators of 10 overlapping alternations over long texts do not stall /healthz", async () => {
+    const { create, alice, report } = await setup("stall")
+    const patterns = ["(a|a)+$", "(a|aa)+$", "(\\w|\\d)+$", "(?:a|a)*b"]
+    for (let e = 0; e < 20; e++) {
+      const categories = Array.from({ length: 10 }, (_, c) => category(`c${c}`, { pattern: patterns[c % 4] ?? "" }))
+      const made = await create({ name: `stall${e}`, target: "run", categories })
+      expect(made.status, made.text).toBe(201)
+    }
+    // The read text (its first 4,000 characters) makes each pattern backtrack in JavaScript and
+    // none match: a run of "a", a run of "1" and a "!" (no "b", no word character at the end).
+    const text = `${"a".repeat(2000)}${"1".repeat(1999)}!${" and so on!".repeat(200)}`
+    const threadId = await newThread(alice)
+    for (let i = 0; i < 2; i++) await report(threadId, text)
+
+    const { longest, result, figures } = await healthzDuring(gateway.current, runJob)
+    console.log(`stall (${store.name}): ${figures}`)
+    // Every evaluator read both runs and none matched: the work was done, not skipped.
+    expect(result.details, figures).toMatchObject({ no_match: 40, scored: 0, failed: 0 })
+    // Generous for a busy 2-core machine; backtracking in the matcher stalled it for 10.9 s.
+    expect(longest, figures).toBeLessThan(STALL_BOUND_MS)
+  }, 120_000)
+
+  it("10 patterns at the size cap that defeat RE2's DFA cache hold the event loop one match at a time", async () => {
+    const { create, alice, report } = await setup("dfa")
+    // Each character makes a new DFA state (which of the last ~240 characters were an "a"): the
+    // costliest kind of match within the cap found, about 100 ms of CPU each over 4,000 characters.
+    const categories = Array.from({ length: 10 }, (_, c) => category(`c${c}`, { pattern: `a[\\s\\S]{${236 + c}}z` }))
+    const made = await create({ name: "dfa", target: "run", categories })
+    expect(made.status, made.text).toBe(201)
+    // "a" or "b" at random (xorshift32, fixed seed), no "z".
+    let x = 2463534242
+    const text = Array.from({ length: 4000 }, () => {
+      x ^= x << 13
+      x ^= x >>> 17
+      x ^= x << 5
+      return (x >>> 0) & 1 ? "a" : "b"
+    }).join("")
+    const threadId = await newThread(alice)
+    await report(threadId, text)
+    const { longest, result, figures, took } = await healthzDuring(gateway.current, runJob)
+    console.log(`dfa (${store.name}): ${figures}`)
+    expect(result.details, figures).toMatchObject({ no_match: 1 })
+    // Relative, so that a busy machine slows both sides alike: the 10 matches of the target back to
+    // back would hold the loop for most of the pass; one at a time, about a tenth of it.
+    expect(longest, figures).toBeLessThan(took / 2)
+  }, 120_000)
+
+  it("cuts a 70 MB model answer at the answer cap and retries it; a trickled answer ends at the timeout", async () => {
+    const { project, alice, create, scores, report } = await setup("huge-answer")
+    const made = await create({
+      name: "huge",
+      kind: "model",
+      target: "run",
+      categories: [{ name: "positive" }, { name: "negative" }]
+    })
+    expect(made.status, made.text).toBe(201)
+    const threadId = await newThread(alice)
+    const evaluation = async (runId: string) =>
+      (
+        await gateway.current.sql<{ status: string; attempts: number; last_error: string | null }>(
+          "SELECT status, attempts, last_error FROM evaluations WHERE project_id = $1 AND target_id = $2",
+          [project.project_id, runId]
+        )
+      )[0]
+
+    fake.answer = "huge"
+    try {
+      const huge = await report(threadId, "a great answer")
+      const started = performance.now()
+      const pass = await runJob()
+      const took = performance.now() - started
+      console.log(
+        `70 MB answer (${store.name}): ${fake.sent} bytes sent before the client hung up, pass ${took.toFixed(0)} ms`
+      )
+      expect(pass.details, `${fake.sent} bytes sent`).toMatchObject({ retrying: 1, scored: 0 })
+      expect(await evaluation(huge)).toEqual({
+        status: "retrying",
+        attempts: 1,
+        last_error: `the evaluator model's answer is over ${MODEL_ANSWER_MAX_BYTES / 1024} KiB`
+      })
+      expect(await scores(`name=huge&run_id=${huge}`)).toEqual([])
+      // Reading stopped at the cap: the client hung up long before the end (what was sent is the cap
+      // plus what the sockets' buffers took), and quickly.
+      expect(fake.hungUp).toBe(true)
+      expect(fake.sent).toBeLessThan(HUGE_ANSWER_BYTES / 4)
+      expect(took).toBeLessThan(MODEL_TIMEOUT_MS)
+
+      fake.answer = "trickle"
+      const slow = await report(threadId, "another great answer")
+      const trickled = performance.now()
+      expect((await runJob()).details).toMatchObject({ retrying: 1, scored: 0 })
+      const waited = performance.now() - trickled
+      expect(await evaluation(slow)).toEqual({
+        status: "retrying",
+        attempts: 1,
+        last_error: `no answer from the model within ${MODEL_TIMEOUT_MS} ms`
+      })
+      expect(waited).toBeGreaterThanOrEqual(MODEL_TIMEOUT_MS - 100)
+      expect(waited).toBeLessThan(MODEL_TIMEOUT_MS + 5_000)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(fake.hungUp).toBe(true)
+    } finally {
+      fake.answer = "normal"
+    }
+  }, 60_000)
 })
 
 describe.each(stores.slice(0, 1))("evaluators without a model configured ($name store)", (store) => {
