@@ -76,31 +76,3 @@ export const newId = (
  * above it, so a time-sortable primary key bounds a query by time.
  */
 export const idFloor = (prefix: string, ms: number): string => `${prefix}_${encodeTime(Math.max(0, Math.floor(ms)))}`
-
-const DECODE = new Map([...ALPHABET].map((char, index) => [char, BigInt(index)]))
-/** Random steps of an id made after another: up to 2^40, so two of them collide with negligible chance. */
-const STEP_BITS = 40n
-
-/**
- * A new id of the same prefix, above `id` (a prefixed ULID this module
- * made): its 128 bits plus a random step of up to 2^40. For an id that must
- * sort after a given one (a thread's largest message id), without the next
- * id of the sequence, which this process may give to another row.
- */
-export const idAfter = (id: string): string => {
-  const cut = id.lastIndexOf("_") + 1
-  const body = id.slice(cut)
-  let value = 0n
-  for (const char of body) value = value * 32n + (DECODE.get(char) ?? 0n)
-  const step = new Uint8Array(5)
-  fillRandom(step)
-  let random = 0n
-  for (const byte of step) random = random * 256n + BigInt(byte)
-  value += 1n + (random & ((1n << STEP_BITS) - 1n))
-  let out = ""
-  for (let i = 0; i < body.length; i++) {
-    out = ALPHABET[Number(value % 32n)] + out
-    value /= 32n
-  }
-  return id.slice(0, cut) + out
-}

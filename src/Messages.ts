@@ -3,7 +3,7 @@ import type { CallerShape } from "../schema/Api/Security.js"
 import { type InvalidRequest, invalid, type NotFound, notFound } from "../schema/Errors.js"
 import type { CreateFeedback, CreateMessage, MessageListQuery } from "../schema/Message.js"
 import { rowNotFoundAs404 } from "./Found.js"
-import { idAfter, newId } from "./Ids.js"
+import { newId } from "./Ids.js"
 import { messageText, textsByFormat } from "./SearchText.js"
 import { FeedbackRepo } from "./storage/FeedbackRepo.js"
 import { type AppendOutcome, type MessageRow, MessagesRepo } from "./storage/MessagesRepo.js"
@@ -13,17 +13,11 @@ import { fn } from "./Traced.js"
 import { Usage } from "./Usage.js"
 import { Webhooks } from "./Webhooks.js"
 
-/** Ids an append tries before it gives up (each one above what the thread had at the last try). */
-const APPEND_TRIES = 10
-
 /**
- * A new id above a thread's largest: a fresh one when it is (another append of this process committed
- * first), else one made after it (another gateway's clock runs ahead).
+ * Statements an append runs before it gives up finding the message that took its external_id. One more
+ * suffices unless that message is deleted and its external_id taken again between the two, every time.
  */
-const idAbove = (last: string): string => {
-  const fresh = newId("msg")
-  return fresh > last ? fresh : idAfter(last)
-}
+const EXTERNAL_ID_TRIES = 10
 
 const parentRefused = (field: "parent_id" | "parent_external_id", disagree: boolean): InvalidRequest =>
   disagree
@@ -52,14 +46,19 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       })
     })
 
-    /** The project read API: a thread of any workspace of the project. */
+    /**
+     * The project read API: a thread of any workspace of the project. With maxBytes, the page ends at
+     * the first message whose content takes it past maxBytes (MessagesRepo.list).
+     */
     const listProject = fn("Messages.listProject")(function* (
       projectId: string,
       threadId: string,
-      query: MessageListQuery
+      query: MessageListQuery,
+      maxBytes?: number
     ) {
       yield* threads.requireInProject(projectId, threadId)
-      return yield* repo.list(projectId, threadId, { limit: query.limit, format: query.format, after: query.after })
+      const { limit, format, after } = query
+      return yield* repo.list(projectId, threadId, { limit, format, after, maxBytes })
     })
 
     /**
@@ -77,16 +76,14 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
         contentJson: JSON.stringify(input.content),
         searchText: messageText(input.format, input.content)
       }
-      // The id must be above the thread's largest: a concurrent append (or another gateway's clock) can
-      // have passed this process's id, and then the next try takes one above that. An append that lost
-      // its external_id to a concurrent one tries again to find it.
+      // The repository gives the message an id above the thread's largest, made under the thread's lock
+      // when this one is not (MessagesRepo.append): appends racing on a thread all succeed. An append that
+      // lost its external_id to a concurrent one runs again to find it.
       const attempt = (id: string, triesLeft: number): Effect.Effect<AppendOutcome, InvalidRequest | NotFound> =>
         repo.append(caller, Object.assign({ id }, message)).pipe(
           Effect.catchTags({
-            IdNotAfterLast: ({ last }) =>
-              triesLeft > 0 ? attempt(idAbove(last), triesLeft - 1) : Effect.dieMessage("no message id above the last"),
             ExternalIdTaken: () =>
-              triesLeft > 0 ? attempt(id, triesLeft - 1) : Effect.dieMessage("external_id taken, yet not found"),
+              triesLeft > 1 ? attempt(id, triesLeft - 1) : Effect.dieMessage("external_id taken, yet not found"),
             ParentRefused: ({ field, disagree }) => Effect.fail(parentRefused(field, disagree)),
             RowNotFound: ({ what }) => Effect.fail(notFound(what))
           })
@@ -94,7 +91,7 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       // message.created goes out with the message (the outbox); a retry that found it sends nothing.
       const outcome = yield* webhooks.withMessageCreated(
         caller.projectId,
-        attempt(newId("msg"), APPEND_TRIES),
+        attempt(newId("msg"), EXTERNAL_ID_TRIES),
         (done) => (done._tag === "Created" ? done.id : undefined)
       )
       if (outcome._tag === "Created") usage.record(caller.projectId, caller.userId, { messages: 1 })

@@ -4,7 +4,9 @@
  * transport: the API key (401 with `WWW-Authenticate: Bearer`), POST only
  * (GET and DELETE are 405: no stream to resume, no session to end), and the
  * SDK's web-standard transport in front of a server made for the caller's
- * project (Server.ts). Body caps and the backend-only host are the gateway
+ * project (Server.ts), one per JSON-RPC message: a batch's messages run one
+ * at a time (Batch.ts), and params the SDK's schemas refuse are answered
+ * -32602 before it sees them (Params.ts). Body caps and the backend-only host are the gateway
  * middleware's (protocols/rest/RouteTable.ts); MCP is not rate limited.
  */
 
@@ -17,16 +19,60 @@ import * as Layer from "effect/Layer"
 import { MCP_PATH } from "../../schema/Mcp.js"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
 import { bearerOf } from "../rest/Auth.js"
+import { type Answer, answerBatch } from "./Batch.js"
+import { refusedParams } from "./Params.js"
 import { makeServerFactory } from "./Server.js"
 
 const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string>) =>
   HttpServerResponse.unsafeJson({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers })
+
+/** The body as JSON, or undefined when it is not (the SDK answers that: 400, -32700). */
+const parseJson = (body: string): { readonly value: unknown } | undefined => {
+  try {
+    return { value: JSON.parse(body) }
+  } catch {
+    return undefined
+  }
+}
 
 export const McpRoutes = Layer.effectDiscard(
   Effect.gen(function* () {
     const keys = yield* ApiKeys
     const serverFor = yield* makeServerFactory
     const router = yield* HttpLayerRouter.HttpRouter
+
+    /**
+     * One JSON-RPC message through a server and a transport of its own (stateless: no
+     * sessionIdGenerator at all, exactOptionalPropertyTypes), or the -32602 of its params;
+     * `raw` is a body that is not JSON, for the SDK to refuse.
+     */
+    const exchangeFor =
+      (projectId: string, headers: Headers) =>
+      async (message: unknown, raw?: string): Promise<Answer> => {
+        const refusal = raw === undefined ? refusedParams(message) : undefined
+        if (refusal !== undefined) {
+          return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(refusal) }
+        }
+        const server = serverFor(projectId)
+        const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+        await server.connect(transport)
+        try {
+          const web = new Request(`http://gateway${MCP_PATH}`, {
+            method: "POST",
+            headers,
+            ...(raw === undefined ? {} : { body: raw })
+          })
+          const response = await transport.handleRequest(web, raw === undefined ? { parsedBody: message } : {})
+          // JSON responses are whole: read here rather than piped as a web stream (measured slower).
+          const answerHeaders: Record<string, string> = {}
+          response.headers.forEach((value, name) => {
+            if (name !== "content-length") answerHeaders[name] = value
+          })
+          return { status: response.status, headers: answerHeaders, body: await response.text() }
+        } finally {
+          await server.close()
+        }
+      }
 
     const handler = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -56,27 +102,12 @@ export const McpRoutes = Layer.effectDiscard(
         )
       }
       const body = yield* Effect.orDie(request.text)
-      const web = new Request(`http://gateway${MCP_PATH}`, {
-        method: "POST",
-        headers: new Headers(Object.entries(request.headers)),
-        body
-      })
-      const answer = yield* Effect.promise(async () => {
-        const server = serverFor(key.projectId)
-        // Stateless: no sessionIdGenerator at all (exactOptionalPropertyTypes), one server per request.
-        const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
-        await server.connect(transport)
-        try {
-          const response = await transport.handleRequest(web)
-          // JSON responses are whole: read here rather than piped as a web stream (measured slower).
-          const headers: Record<string, string> = {}
-          response.headers.forEach((value, name) => {
-            if (name !== "content-length") headers[name] = value
-          })
-          return { status: response.status, headers, body: await response.text() }
-        } finally {
-          await server.close()
-        }
+      const headers = new Headers(Object.entries(request.headers))
+      const answer = yield* Effect.promise(() => {
+        const exchange = exchangeFor(key.projectId, headers)
+        const parsed = parseJson(body)
+        if (parsed === undefined) return exchange(undefined, body)
+        return Array.isArray(parsed.value) ? answerBatch(parsed.value, exchange) : exchange(parsed.value)
       })
       return HttpServerResponse.text(answer.body, {
         status: answer.status,

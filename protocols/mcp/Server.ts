@@ -24,6 +24,7 @@ import { Limits } from "../../schema/Limits.js"
 import { THREAD_RESOURCE_TEMPLATE, threadResourceUri } from "../../schema/Mcp.js"
 import { Messages } from "../../src/Messages.js"
 import { Threads } from "../../src/Threads.js"
+import { ECHO_MAX_CHARS, shorten } from "./Params.js"
 import { messageEntry, nextPage, threadLine } from "./Render.js"
 import { makeTools } from "./Tools.js"
 
@@ -91,7 +92,9 @@ export const makeServerFactory = Effect.gen(function* () {
       }
       return text
     }).pipe(
-      Effect.catchAll(() => Effect.fail(new McpError(RESOURCE_NOT_FOUND, `no thread ${threadId} in this project`)))
+      Effect.catchAll(() =>
+        Effect.fail(new McpError(RESOURCE_NOT_FOUND, `no thread ${shorten(threadId, ECHO_MAX_CHARS)} in this project`))
+      )
     )
 
   return (projectId: string): Server => {
@@ -103,8 +106,10 @@ export const makeServerFactory = Effect.gen(function* () {
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }))
     server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
       const tool = byName.get(request.params.name)
-      if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `no tool named ${request.params.name}`)
-      const result = await run(tool.call(projectId, request.params.arguments ?? {}))
+      if (tool === undefined)
+        throw new McpError(ErrorCode.InvalidParams, `no tool named ${shorten(request.params.name, ECHO_MAX_CHARS)}`)
+      // Suspended: whatever the call throws is a defect, answered "internal error", never its own text.
+      const result = await run(Effect.suspend(() => tool.call(projectId, request.params.arguments ?? {})))
       return {
         content: result.content.map((part) => ({ type: "text", text: part.text })),
         ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
@@ -152,14 +157,14 @@ export const makeServerFactory = Effect.gen(function* () {
       if (match?.[1] === undefined) {
         throw new McpError(
           RESOURCE_NOT_FOUND,
-          `no resource ${request.params.uri}: threads are svc://threads/{thread_id}`
+          `no resource ${shorten(request.params.uri, ECHO_MAX_CHARS)}: threads are svc://threads/{thread_id}`
         )
       }
       let threadId: string
       try {
         threadId = decodeURIComponent(match[1])
       } catch {
-        throw new McpError(RESOURCE_NOT_FOUND, `no resource ${request.params.uri}`)
+        throw new McpError(RESOURCE_NOT_FOUND, `no resource ${shorten(request.params.uri, ECHO_MAX_CHARS)}`)
       }
       const text = await run(readThread(projectId, threadId))
       return { contents: [{ uri: request.params.uri, mimeType: "text/markdown", text }] }

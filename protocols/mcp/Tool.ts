@@ -3,8 +3,9 @@
  * agent can act on, JSON Schemas made from the schema/ input and output
  * (one source of truth), and a call that decodes the arguments with the
  * project read API's query schema and runs the same src/ use case. Bad
- * arguments are a JSON-RPC invalid-params error naming the field; an id that
- * is not the project's is a tool result with `isError`.
+ * arguments are a JSON-RPC invalid-params error naming the field, in a few
+ * hundred characters whatever the arguments; an id that is not the
+ * project's is a tool result with `isError`.
  */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
@@ -14,6 +15,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { type InvalidRequest, NotFound } from "../../schema/Errors.js"
 import { McpInputs, McpOutputs, type McpToolName } from "../../schema/Mcp.js"
+import { ECHO_MAX_CHARS, ISSUES_SHOWN, MESSAGE_MAX_CHARS, shorten } from "./Params.js"
 
 /** A tool's answer: the structured result (its output schema's encoded shape) and its text rendering. */
 export interface ToolAnswer {
@@ -98,12 +100,70 @@ const asQuery = (
   return out
 }
 
-const invalidParams = (error: ParseResult.ParseError): McpError => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const text = issues
-    .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`))
-    .join("; ")
-  return new McpError(ErrorCode.InvalidParams, `invalid arguments: ${text}`)
+/** An issue of an invalid-arguments message, at most (characters). */
+const ISSUE_MAX_CHARS = 120
+
+const invalidArguments = (issues: ReadonlyArray<string>): McpError => {
+  const shown = issues.slice(0, ISSUES_SHOWN).map((issue) => shorten(issue, ISSUE_MAX_CHARS))
+  const more = issues.length > shown.length ? ` (and ${(issues.length - shown.length).toLocaleString("en")} more)` : ""
+  return new McpError(
+    ErrorCode.InvalidParams,
+    shorten(`invalid arguments: ${shown.join("; ")}${more}`, MESSAGE_MAX_CHARS)
+  )
+}
+
+/** The value Effect quotes after "actual", at most (characters): enough to recognise, never the argument back. */
+const ACTUAL_MAX_CHARS = 24
+
+const invalidParams = (error: ParseResult.ParseError): McpError =>
+  invalidArguments(
+    ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => {
+      const message = issue.message.replace(
+        /, actual (.*)$/s,
+        (_, actual: string) => `, actual ${shorten(actual, ACTUAL_MAX_CHARS)}`
+      )
+      return issue.path.length === 0 ? message : `${issue.path.join(".")}: ${message}`
+    })
+  )
+
+const expectedOf = (property: unknown): string => {
+  if (isQueryBoolean(property)) return "a boolean"
+  const type = isRecord(property) ? property.type : undefined
+  if (type === "integer") return "an integer"
+  if (type === "string" || type === "number" || type === "boolean") return `a ${type}`
+  return "a string, number or boolean"
+}
+
+/**
+ * What the schema's decode should not see: names the tool does not take, and
+ * nested values (no tool takes one; Effect's message would quote the value,
+ * and its formatter overflows the stack on a deep one). Undefined when none.
+ */
+const argumentsProblem = (
+  name: McpToolName,
+  args: Readonly<Record<string, unknown>>,
+  properties: Readonly<Record<string, unknown>>
+): McpError | undefined => {
+  const unknown: Array<string> = []
+  const nested: Array<string> = []
+  for (const [key, value] of Object.entries(args)) {
+    if (!Object.hasOwn(properties, key)) unknown.push(key)
+    else if (typeof value === "object" && value !== null) {
+      nested.push(
+        `${key}: expected ${expectedOf(properties[key])}, received ${Array.isArray(value) ? "an array" : "an object"}`
+      )
+    }
+  }
+  if (unknown.length > 0) {
+    const shown = unknown.slice(0, ISSUES_SHOWN).map((key) => shorten(key, ECHO_MAX_CHARS))
+    const more =
+      unknown.length > shown.length ? ` (and ${(unknown.length - shown.length).toLocaleString("en")} more)` : ""
+    return invalidArguments([
+      `unexpected ${shown.join(", ")}${more}; ${name} takes ${Object.keys(properties).join(", ")}`,
+      ...nested
+    ])
+  }
+  return nested.length > 0 ? invalidArguments(nested) : undefined
 }
 
 const inputSchemaOf = (name: McpToolName): Schema.Schema.Any => McpInputs[name]
@@ -124,6 +184,7 @@ export const defineTool = <N extends McpToolName>(
   const input: Schema.Schema<Schema.Schema.Type<(typeof McpInputs)[N]>, unknown> = McpInputs[name] as never
   const decode = Schema.decodeUnknownEither(input, { onExcessProperty: "error", errors: "all" })
   const inputSchema = JSONSchema.make(inputSchemaOf(name))
+  const properties = isRecord(inputSchema) && isRecord(inputSchema.properties) ? inputSchema.properties : {}
   return {
     name,
     title: spec.title,
@@ -131,6 +192,8 @@ export const defineTool = <N extends McpToolName>(
     inputSchema: rootForAgents(inputSchema),
     outputSchema: rootForAgents(JSONSchema.make(outputSchemaOf(name))),
     call: (projectId, args) => {
+      const problem = argumentsProblem(name, args, properties)
+      if (problem !== undefined) return Effect.fail(problem)
       const decoded = decode(asQuery(args, inputSchema))
       if (Either.isLeft(decoded)) return Effect.fail(invalidParams(decoded.left))
       return spec.run(projectId, decoded.right).pipe(

@@ -98,12 +98,16 @@ export const makeTools = Effect.gen(function* () {
       run: (projectId, input) =>
         Effect.gen(function* () {
           const thread = JSON.parse(yield* threads.getJsonInProject(projectId, input.thread_id))
-          const rows = yield* messages.listProject(projectId, input.thread_id, input)
+          const budget = RESULT_MAX_BYTES - Buffer.byteLength(JSON.stringify(thread))
+          // The store stops the page at the budget (the message that passes it included), not at limit.
+          const rows = yield* messages.listProject(projectId, input.thread_id, input, budget)
+          const stopped = rows.reduce((bytes, row) => bytes + Buffer.byteLength(row.content, "utf8"), 0) > budget
           const all = rows.map((row) =>
             Object.assign({}, row, { content: JSON.parse(row.content) as Record<string, unknown> })
           )
-          const kept = fitting(all, RESULT_MAX_BYTES - Buffer.byteLength(JSON.stringify(thread)))
-          const next = kept.length < all.length || all.length === input.limit ? (kept.at(-1)?.id ?? null) : null
+          const kept = fitting(all, budget)
+          const more = stopped || kept.length < all.length || all.length === input.limit
+          const next = more ? (kept.at(-1)?.id ?? null) : null
           const transcript = kept.map((message) => messageEntry(message, input.thread_id)).join("\n\n")
           return {
             structured: { thread, messages: kept, next_after: next },

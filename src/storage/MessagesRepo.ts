@@ -10,8 +10,11 @@ import { isReferenceGone } from "./SqlErrors.js"
 import { isoTimestampSql } from "./SqlText.js"
 import type { TenantScope } from "./TenantScope.js"
 
+/** The alphabet of the ids' base 32 (src/Ids.ts). */
+const ID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
 export interface NewMessage {
-  /** A fresh id; the message gets it unless the thread already has a larger one (then the next after that). */
+  /** A fresh id; the message gets it unless the thread already has a larger one (then one above that: see `append`). */
   readonly id: string
   readonly threadId: string
   readonly userId: string
@@ -26,9 +29,6 @@ export interface NewMessage {
   /** Its searchable text (src/SearchText.ts), empty when there is none. */
   readonly searchText: string
 }
-
-/** An append's id was not above its thread's largest (`last`): try again with one that is. */
-export class IdNotAfterLast extends Data.TaggedError("IdNotAfterLast")<{ readonly last: string }> {}
 
 /**
  * The parent named is not a message of the thread (`field` says how it was
@@ -45,6 +45,9 @@ export class ParentRefused extends Data.TaggedError("ParentRefused")<{
  */
 export class ExternalIdTaken extends Data.TaggedError("ExternalIdTaken")<{}> {}
 
+/** The id given was not above the thread's largest: nothing was written. */
+class IdNotAfterLast extends Data.TaggedError("IdNotAfterLast")<{}> {}
+
 /** What an append did: stored the message, or found the thread's message with its external_id. */
 export type AppendOutcome =
   | { readonly _tag: "Created"; readonly id: string }
@@ -54,7 +57,6 @@ interface AppendRow {
   readonly thread_found: boolean
   readonly id: string | null
   readonly existing_id: string | null
-  readonly last_id: string | null
   readonly stale: boolean | null
   readonly parent_found: boolean
   readonly parent_external_id: string | null
@@ -68,7 +70,7 @@ const appendOutcome = (
   if (!row?.thread_found) return Effect.fail(new RowNotFound({ what: "thread" }))
   if (row.id !== null) return Effect.succeed({ _tag: "Created", id: row.id })
   if (row.existing_id !== null) return Effect.succeed({ _tag: "Existing", id: row.existing_id })
-  if (row.stale && row.last_id !== null) return Effect.fail(new IdNotAfterLast({ last: row.last_id }))
+  if (row.stale) return Effect.fail(new IdNotAfterLast())
   const byId = message.parentId !== null
   if ((byId || message.parentExternalId !== null) && !row.parent_found) {
     return Effect.fail(new ParentRefused({ field: byId ? "parent_id" : "parent_external_id", disagree: false }))
@@ -78,6 +80,24 @@ const appendOutcome = (
   }
   return Effect.fail(new ExternalIdTaken())
 }
+
+/**
+ * SQL for a new id above `last` (an expression naming a prefixed ULID): its 128 bits plus a random step of 1
+ * to 2^40, in exact numeric arithmetic. Not `last` plus one: that is the next id of the sequence of the
+ * process that made `last`, which that process may give to another thread's message (the primary key is per
+ * project); two ids made by random steps collide with negligible chance.
+ */
+const idAboveSql = (last: string): string => `(
+  SELECT v.prefix || string_agg(substr(v.digits, mod(div(v.above, 32::numeric ^ (v.len - i)), 32)::int + 1, 1), ''
+    ORDER BY i)
+  FROM (
+    SELECT p.prefix, p.len, p.digits, 1 + floor(random() * 2 ^ 40)::numeric
+      + (SELECT sum((strpos(p.digits, substr(p.body, j, 1)) - 1) * 32::numeric ^ (p.len - j))
+        FROM generate_series(1, p.len) j) AS above
+    FROM (SELECT coalesce(substring(${last} FROM '^.*_'), '') AS prefix, substring(${last} FROM '[^_]*$') AS body,
+      length(substring(${last} FROM '[^_]*$')) AS len, '${ID_ALPHABET}'::text AS digits) p
+  ) v, generate_series(1, v.len) i
+  GROUP BY v.prefix)`
 
 /**
  * A message row as JSON-ready text: content as JSON text and timestamps as
@@ -106,20 +126,40 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
      * has a message with the external_id, nothing is written and that
      * message is the outcome.
      *
-     * The id must be above the thread's largest so far (checked under the
-     * thread's row lock), so within a thread ids grow in commit order: an id
-     * made before another but committed after it (concurrent appends) would
-     * otherwise sort before a message a reader has already paged past. When
-     * it is not, nothing is written and IdNotAfterLast says what to beat.
+     * The id must be above the thread's largest so far
+     * (`threads.last_message_id`, checked under the thread's row lock), so
+     * within a thread ids grow in commit order: an id made before another but
+     * committed after it (concurrent appends) would otherwise sort before a
+     * message a reader has already paged past. The first statement writes
+     * the id given when it is above; when it is not (another append committed
+     * a later one first, or another gateway's clock runs ahead), nothing is
+     * written and a second statement takes the lock again and has the
+     * database make the id above the largest while it holds it, so an append
+     * never loses to others twice. Only the second carries that expression:
+     * PostgreSQL parses and plans it on every statement, which would slow
+     * every append for the few that need it.
+     *
      * Appends with one external_id queue on the same lock, but the second's
      * snapshot predates the first's commit: the unique index stops its
      * insert, and ExternalIdTaken asks for a new statement, which sees it.
      */
-    const append = (
+    const appendStatement = (
       scope: TenantScope,
-      message: NewMessage
-    ): Effect.Effect<AppendOutcome, RowNotFound | IdNotAfterLast | ParentRefused | ExternalIdTaken | SqlError> =>
-      sql<AppendRow>`
+      message: NewMessage,
+      idUnderLock: boolean
+    ): Effect.Effect<AppendOutcome, RowNotFound | IdNotAfterLast | ParentRefused | ExternalIdTaken | SqlError> => {
+      const id = idUnderLock ? sql`next.id` : sql`${message.id}::text`
+      // t's row is locked (and re-read if another append changed it while this one waited), so its
+      // last_message_id stays the thread's largest until this transaction ends.
+      const next = idUnderLock
+        ? sql`, next AS (
+            SELECT CASE WHEN t.last_message_id IS NULL OR ${message.id}::text > t.last_message_id THEN ${message.id}::text
+              ELSE ${sql.literal(idAboveSql("t.last_message_id"))} END AS id
+            FROM t
+          )`
+        : sql``
+      const withNext = idUnderLock ? sql`, next` : sql``
+      return sql<AppendRow>`
         WITH t AS (
           -- The thread row first (the bump below updates it anyway), then the
           -- parent: the order a thread delete takes them, so the two cannot deadlock.
@@ -137,18 +177,18 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
                 AND external_id = ${message.parentExternalId}::text))
           -- A parent being deleted meanwhile is waited for, then not found.
           FOR KEY SHARE
-        ), ins AS (
+        )${next}, ins AS (
           INSERT INTO messages (project_id, thread_id, id, parent_id, user_id, height, format, content, search_tsv,
             external_id)
-          SELECT ${scope.projectId}, t.id, ${message.id}, (SELECT id FROM p), ${message.userId},
+          SELECT ${scope.projectId}, t.id, ${id}, (SELECT id FROM p), ${message.userId},
             COALESCE((SELECT height + 1 FROM p), 0), ${message.format}, ${message.contentJson}::jsonb,
             ${tsvectorOf(sql, message.searchText)}, ${message.externalId}
-          FROM t
+          FROM t${withNext}
           WHERE NOT EXISTS (SELECT 1 FROM dup)
             AND ((${message.parentId}::text IS NULL AND ${message.parentExternalId}::text IS NULL)
               OR EXISTS (SELECT 1 FROM p WHERE ${message.parentExternalId}::text IS NULL
                 OR p.external_id = ${message.parentExternalId}::text))
-            AND (t.last_message_id IS NULL OR ${message.id}::text > t.last_message_id)
+            AND (t.last_message_id IS NULL OR ${id} > t.last_message_id)
           ON CONFLICT (project_id, thread_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
           RETURNING id, created_at
         ), bump AS (
@@ -158,20 +198,40 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
           WHERE threads.project_id = ${scope.projectId} AND threads.id = ${message.threadId}
         )
         SELECT EXISTS (SELECT 1 FROM t) AS thread_found, (SELECT id FROM ins) AS id,
-          (SELECT id FROM dup) AS existing_id, (SELECT last_message_id FROM t) AS last_id,
-          (SELECT last_message_id IS NOT NULL AND NOT (${message.id}::text > last_message_id) FROM t) AS stale,
+          (SELECT id FROM dup) AS existing_id,
+          (SELECT t.last_message_id IS NOT NULL AND NOT (${id} > t.last_message_id) FROM t${withNext}) AS stale,
           EXISTS (SELECT 1 FROM p) AS parent_found, (SELECT external_id FROM p) AS parent_external_id`.pipe(
         Effect.flatMap(([row]) => appendOutcome(message, row)),
         // The thread was deleted between the check and the insert.
         Effect.catchIf(isReferenceGone, () => Effect.fail(new RowNotFound({ what: "thread" })))
       )
+    }
 
+    /** See appendStatement: the id given, else one made under the thread's lock. */
+    const append = (scope: TenantScope, message: NewMessage) =>
+      appendStatement(scope, message, false).pipe(
+        Effect.catchTag("IdNotAfterLast", () => appendStatement(scope, message, true)),
+        // The id made under the lock is above the largest by construction.
+        Effect.catchTag("IdNotAfterLast", () => Effect.dieMessage("no message id above the last"))
+      )
+
+    /**
+     * A page of a thread's messages, oldest first. With maxBytes, the page ends at the first message
+     * that takes the page's content past maxBytes (that one included): the database still measures up
+     * to `limit` rows, but a reader that cuts pages to a size receives no more than it can keep
+     * (decisions.md "MCP").
+     */
     const list = (
       projectId: string,
       threadId: string,
-      options: { readonly limit: number; readonly format: string | undefined; readonly after: string | undefined }
-    ) =>
-      sql<MessageRow>`SELECT id, parent_id, external_id, height,
+      options: {
+        readonly limit: number
+        readonly format: string | undefined
+        readonly after: string | undefined
+        readonly maxBytes?: number | undefined
+      }
+    ) => {
+      const page = sql<MessageRow>`SELECT id, parent_id, external_id, height,
           ${sql.literal(isoTimestampSql("created_at"))} AS created_at,
           ${sql.literal(isoTimestampSql("updated_at"))} AS updated_at,
           format, content::text AS content
@@ -180,6 +240,14 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
           ${options.format === undefined ? sql`` : sql`AND format = ${options.format}`}
           ${options.after === undefined ? sql`` : sql`AND id > ${options.after}`}
         ORDER BY id LIMIT ${options.limit}`
+      if (options.maxBytes === undefined) return page
+      return sql<MessageRow>`SELECT id, parent_id, external_id, height, created_at, updated_at, format, content
+        FROM (SELECT page.*, sum(octet_length(page.content)) OVER (ORDER BY page.id ROWS UNBOUNDED PRECEDING)
+            - octet_length(page.content) AS read_before
+          FROM (${page}) AS page) AS counted
+        WHERE read_before <= ${options.maxBytes}
+        ORDER BY id`
+    }
 
     /**
      * RowNotFound when the message is not in the thread. The searchable text

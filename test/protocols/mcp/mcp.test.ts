@@ -4,7 +4,8 @@
  * tool and resource listed, every tool called and its structured result
  * (which the SDK checks against the tool's output schema) compared with what
  * was written through REST and OTLP; invalid input and another project's ids
- * for every tool; the transport's 401, 405 and host rules.
+ * for every tool; the transport's 401, 405 and host rules. Raw HTTP for what
+ * the SDK client never sends: JSON-RPC batches and malformed params.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -108,6 +109,24 @@ describe.each(stores)("MCP endpoint ($name)", (storeUnderTest) => {
     const result = await client.callTool({ name, arguments: args })
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy()
     return result.structuredContent as Record<string, any>
+  }
+  /** A raw POST to the endpoint: `payload` as JSON, or as the body itself when it is a string. */
+  const rpc = async (
+    payload: unknown,
+    { protocolVersion = "2025-06-18", key = apiKey }: { protocolVersion?: string | null; key?: string } = {}
+  ) => {
+    const reply = await fetch(`${gateway.current.baseUrl}/v1/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${key}`,
+        ...(protocolVersion === null ? {} : { "mcp-protocol-version": protocolVersion })
+      },
+      body: typeof payload === "string" ? payload : JSON.stringify(payload)
+    })
+    const text = await reply.text()
+    return { status: reply.status, text, body: text === "" ? undefined : JSON.parse(text) }
   }
   const rest = async (path: string) => {
     const reply = await call(gateway.current.baseUrl, "GET", `/v1/projects${path}`, {
@@ -274,6 +293,161 @@ describe.each(stores)("MCP endpoint ($name)", (storeUnderTest) => {
       (error: unknown) => error
     )
     expect((unknown as McpError).code).toBe(ErrorCode.InvalidParams)
+  })
+
+  it("argument validation failures are -32602 with a short readable message, whatever their shape", async () => {
+    const depth = 10_000
+    const deep = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`
+    const request = (id: number, method: string, params: string) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}`
+    const toolCall = (id: number, params: string) => request(id, "tools/call", params)
+    const many = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]))
+    const cases: ReadonlyArray<[string, string, RegExp]> = [
+      ["a 10,000-deep argument", toolCall(1, `{"name":"get_thread","arguments":{"thread_id":${deep}}}`), /thread_id/],
+      ["10,000-deep arguments", toolCall(2, `{"name":"get_thread","arguments":${deep}}`), /\ba\b/],
+      ["arguments an array", toolCall(3, `{"name":"get_thread","arguments":["${mine.threadId}"]}`), /arguments/],
+      ["arguments a string", toolCall(4, `{"name":"get_thread","arguments":"${mine.threadId}"}`), /arguments/],
+      ["params an array", request(5, "tools/call", `["get_thread",{"thread_id":"${mine.threadId}"}]`), /params/],
+      ["a deep tool name", toolCall(6, `{"name":${deep},"arguments":{}}`), /name/],
+      ["an array for a number", toolCall(7, `{"name":"list_threads","arguments":{"limit":[1,2,3]}}`), /limit/],
+      [
+        "an object for a string",
+        toolCall(8, `{"name":"get_thread","arguments":{"thread_id":{"id":"x"}}}`),
+        /thread_id/
+      ],
+      ["20,000 unknown arguments", toolCall(9, JSON.stringify({ name: "list_threads", arguments: many })), /k0/],
+      [
+        "a 300,000-character date",
+        toolCall(10, JSON.stringify({ name: "usage_daily", arguments: { from: "x".repeat(300_000) } })),
+        /from/
+      ],
+      [
+        "a 300,000-character tool name",
+        toolCall(13, JSON.stringify({ name: "x".repeat(300_000), arguments: {} })),
+        /no tool named x+…$/
+      ],
+      ["a deep resource uri", request(11, "resources/read", `{"uri":${deep}}`), /uri/],
+      ["an object cursor", request(12, "tools/list", `{"cursor":{"after":"x"}}`), /cursor/]
+    ]
+    for (const [shape, body, field] of cases) {
+      const reply = await rpc(body)
+      // Soft: every shape is reported, not only the first that fails.
+      expect.soft(reply.status, shape).toBe(200)
+      expect.soft(reply.body?.error?.code, `${shape}: ${reply.text.slice(0, 200)}`).toBe(ErrorCode.InvalidParams)
+      const message = String(reply.body?.error?.message)
+      expect.soft(message, shape).toMatch(field)
+      expect.soft(message.length, `${shape}: ${message.slice(0, 200)}`).toBeLessThanOrEqual(400)
+      // Never a stack overflow's text, a validator's dump or the value echoed back.
+      expect.soft(message, shape).not.toMatch(/call stack|\n|"code"|\{"|\[\{|x{64}/)
+    }
+  })
+
+  it("a JSON-RPC batch runs its calls one at a time, and its whole answer stays within 1 MiB", async () => {
+    // Six messages of 60 KB: get_thread cuts its page at 256 KB, so about four answers fill the batch's bound.
+    // In a project of its own, so that the other tests' counts stay as they are.
+    const project = await createProject(gateway.current, "mcp-batch")
+    const user = asUser(gateway.current, project.api_key, "user-1", "ws-1")
+    const big = await newThread(user)
+    const written: Array<string> = []
+    for (let i = 0; i < 6; i++) {
+      written.push(
+        await newMessage(user, big, {
+          parent: written.at(-1) ?? null,
+          content: { role: "user", content: [{ type: "text", text: `${i} ${"lorem ipsum ".repeat(5_000)}` }] }
+        })
+      )
+    }
+    const calls = Array.from({ length: 12 }, (_, id) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "get_thread", arguments: { thread_id: big } }
+    }))
+    const batch = [
+      calls[0],
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      "not a message",
+      { jsonrpc: "2.0", id: "unknown", method: "no/such/method" },
+      { jsonrpc: "2.0", id: "odd", method: "ping", extra: true },
+      ...calls.slice(1)
+    ]
+    // Without MCP-Protocol-Version: 2025-03-26, the revision that has batches.
+    const reply = await rpc(batch, { protocolVersion: null, key: project.api_key })
+    expect(reply.status, reply.text.slice(0, 300)).toBe(200)
+    expect(Buffer.byteLength(reply.text)).toBeLessThanOrEqual(1024 * 1024 + 16 * 300)
+    const answers = reply.body as Array<{ id: unknown; result?: any; error?: { code: number; message: string } }>
+    // One answer per request, in order; none for the notification; -32600 with id null for what is not JSON-RPC.
+    expect(answers.map((answer) => answer.id)).toEqual([
+      0,
+      null,
+      "unknown",
+      "odd",
+      ...calls.slice(1).map((call) => call.id)
+    ])
+    expect(answers[1]?.error?.code).toBe(ErrorCode.InvalidRequest)
+    expect(answers[2]?.error?.code).toBe(ErrorCode.MethodNotFound)
+    expect(answers[3]?.error?.code).toBe(ErrorCode.InvalidRequest)
+    const ran = answers.filter((answer) => typeof answer.id === "number" && answer.result !== undefined)
+    const leftOut = answers.filter((answer) => typeof answer.id === "number" && answer.error !== undefined)
+    expect(ran.length).toBeGreaterThanOrEqual(3)
+    expect(leftOut.length).toBeGreaterThan(0)
+    expect(ran.length + leftOut.length).toBe(calls.length)
+    // The calls that ran are the first ones; each later one says why it did not and what to do.
+    expect(ran.map((answer) => answer.id)).toEqual(calls.slice(0, ran.length).map((call) => call.id))
+    expect(ran[0]?.result.structuredContent.messages.length).toBeGreaterThanOrEqual(3)
+    // The answer that would pass the bound is left out, and the requests after it do not run.
+    for (const answer of leftOut) expect(answer.error?.code).toBe(-32000)
+    expect(leftOut[0]?.error?.message).toMatch(/^left out: .*1 MiB.*again/)
+    for (const answer of leftOut.slice(1)) expect(answer.error?.message).toMatch(/^not run: .*1 MiB.*again/)
+    // Read page by page, the large thread comes whole, each message once and in order, each page within 256 KB.
+    const seen: Array<string> = []
+    let after: string | null | undefined
+    for (let page = 0; page < 6 && after !== null; page++) {
+      const reply = await rpc(
+        {
+          jsonrpc: "2.0",
+          id: page,
+          method: "tools/call",
+          params: { name: "get_thread", arguments: { thread_id: big, ...(after === undefined ? {} : { after }) } }
+        },
+        { key: project.api_key }
+      )
+      const structured = reply.body.result.structuredContent
+      expect(Buffer.byteLength(JSON.stringify(structured))).toBeLessThanOrEqual(256 * 1024)
+      seen.push(...structured.messages.map((message: { id: string }) => message.id))
+      after = structured.next_after
+    }
+    expect(after).toBeNull()
+    expect(seen).toEqual(written)
+  })
+
+  it("a batch that is empty, longer than 100 messages or carries initialize is refused whole: 400, -32600", async () => {
+    const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" })
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+    }
+    for (const [shape, batch, message] of [
+      ["empty", [], /empty/],
+      ["101 messages", Array.from({ length: 101 }, (_, id) => ping(id)), /100/],
+      ["initialize", [initialize, ping(1)], /initialize/]
+    ] as const) {
+      const reply = await rpc(batch, { protocolVersion: null })
+      expect(reply.status, shape).toBe(400)
+      expect(reply.body?.error?.code, `${shape}: ${reply.text}`).toBe(ErrorCode.InvalidRequest)
+      expect(reply.body.error.message, shape).toMatch(message)
+      expect(reply.body.id, shape).toBeNull()
+    }
+    // A batch of notifications only is accepted with nothing to answer; a small batch is answered whole.
+    expect(
+      (await rpc([{ jsonrpc: "2.0", method: "notifications/initialized" }], { protocolVersion: null })).status
+    ).toBe(202)
+    const small = await rpc([ping(1), { jsonrpc: "2.0", id: 2, method: "tools/list" }], { protocolVersion: null })
+    expect(small.status).toBe(200)
+    expect(small.body.map((answer: { id: number }) => answer.id)).toEqual([1, 2])
+    expect(small.body[1].result.tools.length).toBe(TOOLS.length)
   })
 
   it("threads are resources: a template, a list, and a bounded transcript; another project's is not found", async () => {
