@@ -8,6 +8,7 @@ import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import { MetricsConfig } from "../protocols/Metrics.js"
 import { ServerSettingsConfig } from "../protocols/NodeServer.js"
+import { SigningKeysConfig } from "../src/auth/SigningKeysConfig.js"
 import { AppConfig, S3CredentialsConfig } from "../src/Config.js"
 import { describeConfigError } from "../src/ConfigErrors.js"
 import { errorCode } from "../src/ErrorCode.js"
@@ -20,6 +21,7 @@ import { TracingConfig } from "../src/Tracing.js"
 export const AllSettings = Config.all([
   Config.all(AppConfig),
   S3CredentialsConfig,
+  SigningKeysConfig,
   ServerSettingsConfig,
   LogLevelConfig,
   LogFormatConfig,

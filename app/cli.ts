@@ -13,6 +13,7 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import { runCli } from "../protocols/cli/Cli.js"
 import { ExitCode, storeUnavailable } from "../protocols/cli/Failure.js"
+import { environment } from "../src/Config.js"
 import * as Database from "../src/storage/Database.js"
 import { cliServices } from "./cliServices.js"
 
@@ -21,6 +22,7 @@ const store = Database.layer.pipe(Layer.catchAllCause((cause) => Layer.fail(stor
 
 runCli(cliServices(store))(process.argv).pipe(
   Effect.provide(NodeContext.layer),
+  Effect.withConfigProvider(environment()),
   Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)),
   NodeRuntime.runMain({
     disableErrorReporting: true,

@@ -11,6 +11,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import { environment } from "../src/Config.js"
 import { guarded, LoggingLive } from "../src/Logging.js"
 import { GatewayLive } from "./Gateway.js"
 import { AllSettings, describeStartupFailure } from "./Startup.js"
@@ -47,4 +48,7 @@ const program = Effect.gen(function* () {
   )
 )
 
-NodeRuntime.runMain(program.pipe(Effect.provide(Logging)), { disablePrettyLogger: true, disableErrorReporting: true })
+NodeRuntime.runMain(program.pipe(Effect.provide(Logging), Effect.withConfigProvider(environment())), {
+  disablePrettyLogger: true,
+  disableErrorReporting: true
+})

@@ -1,5 +1,6 @@
 import { isIP } from "node:net"
 import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Limits } from "../schema/Limits.js"
@@ -10,6 +11,22 @@ import { Limits } from "../schema/Limits.js"
  * that names it (src/ConfigErrors.ts). A message says what is expected, never
  * the value (it may be a secret).
  */
+
+/**
+ * The settings as the process environment gives them, with an empty (or
+ * blank) variable counted as unset: compose files and orchestrators write
+ * `NAME=` for a setting left empty, which means "the default", never "the
+ * empty string".
+ */
+export const environment = (env: Readonly<Record<string, string | undefined>> = process.env) =>
+  ConfigProvider.fromMap(
+    new Map(
+      Object.entries(env).flatMap(([name, value]) =>
+        value === undefined || value.trim() === "" ? [] : [[name, value] as const]
+      )
+    ),
+    { pathDelim: "_", seqDelim: "," }
+  )
 
 /** An integer setting within [min, max]. */
 export const integerIn = (name: string, min: number, max: number, fallback: number, unit = "") =>
@@ -65,6 +82,8 @@ const nonBlank = (secret: Option.Option<Redacted.Redacted>) =>
 
 /** The shortest BLOB_SIGNING_SECRET: 32 characters, an HMAC-SHA256 key's worth. */
 const BLOB_SECRET_MIN_LENGTH = 32
+/** The shortest ADMIN_TOKEN: 32 characters (e.g. `openssl rand -hex 32` gives 64), no guessable word. */
+const ADMIN_TOKEN_MIN_LENGTH = 32
 
 const PORT_DEFAULT = 8787
 const HOST_DEFAULT = "127.0.0.1"
@@ -102,10 +121,13 @@ export const AppConfig = {
   databasePoolMax: integerIn("DATABASE_POOL_MAX", 1, 1_000, 10),
   /** How long start-up keeps trying to reach PostgreSQL (it may be starting too) before it gives up. */
   databaseStartupTimeoutMs: integerIn("DATABASE_STARTUP_TIMEOUT_MS", 0, 3_600_000, 30_000, " of milliseconds"),
-  /** A JWK Set of private signing keys; unset: a key is generated and kept in the store. */
-  signingKeys: Config.option(secret("JWT_SIGNING_KEYS")),
   /** Absent or empty: the admin API is off. */
-  adminToken: Config.option(secret("ADMIN_TOKEN")).pipe(Config.map(nonBlank)),
+  adminToken: Config.option(
+    secret("ADMIN_TOKEN", {
+      message: `must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters (e.g. openssl rand -hex 32), or unset: the admin API is off`,
+      validation: (value) => value.trim() === "" || value.length >= ADMIN_TOKEN_MIN_LENGTH
+    })
+  ).pipe(Config.map(nonBlank)),
   maxBodyBytes: integerIn("MAX_BODY_BYTES", 1_024, 64 * 1024 * 1024, Limits.body.defaultMaxBytes, " of bytes"),
   apiKeyCacheMs: integerIn("API_KEY_CACHE_MS", 0, 3_600_000, 5_000, " of milliseconds"),
   shutdownTimeoutMs: integerIn("SHUTDOWN_TIMEOUT_MS", 0, 600_000, 10_000, " of milliseconds"),

@@ -22,7 +22,7 @@ import { gatewayLayer } from "../../app/Gateway.js"
 import * as Database from "../../src/storage/Database.js"
 import { createDatabase } from "./db.js"
 
-export const ADMIN_TOKEN = "bench-admin-token-0123456789"
+export const ADMIN_TOKEN = "bench-admin-token-0123456789abcdefghij"
 
 export interface InProcessGateway {
   readonly baseUrl: string

@@ -3,23 +3,30 @@
  * fix) and exits 1; every setting is validated before anything starts.
  */
 
+import { generateKeyPairSync } from "node:crypto"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Cause from "effect/Cause"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { afterAll, describe, expect, it } from "vitest"
 import { AllSettings, describeStartupFailure } from "../../app/Startup.js"
-import { runGatewayToExit } from "../process.js"
+import { environment } from "../../src/Config.js"
+import { runGatewayToExit, spawnGateway } from "../process.js"
 
+/** The settings read as the gateway reads its environment (src/Config.ts `environment`: empty is unset). */
 const settingsError = (env: Record<string, string>) => {
-  const result = Effect.runSync(
-    Effect.either(Effect.withConfigProvider(AllSettings, ConfigProvider.fromMap(new Map(Object.entries(env)))))
-  )
+  const result = Effect.runSync(Effect.either(Effect.withConfigProvider(AllSettings, environment(env))))
   return Either.isLeft(result) ? describeStartupFailure(Cause.fail(result.left)) : undefined
+}
+
+/** A JWK Set of one generated key of `alg`, as JSON, and the key's parts to spoil. */
+const jwks = (alg: "ES256" | "EdDSA", change: Record<string, unknown> = {}) => {
+  const { privateKey } =
+    alg === "ES256" ? generateKeyPairSync("ec", { namedCurve: "P-256" }) : generateKeyPairSync("ed25519")
+  return JSON.stringify({ keys: [{ ...privateKey.export({ format: "jwk" }), kid: `k-${alg}`, alg, ...change }] })
 }
 
 describe("settings are validated before the start", () => {
@@ -67,7 +74,29 @@ describe("settings are validated before the start", () => {
     [{ EVALUATOR_RUN_DELAY_SECONDS: "-1" }, /EVALUATOR_RUN_DELAY_SECONDS must be a whole number of seconds/],
     [{ EVALUATOR_THREAD_DELAY_SECONDS: "604801" }, /EVALUATOR_THREAD_DELAY_SECONDS must be a whole number of seconds/],
     [{ EVALUATOR_RETRY_BASE_SECONDS: "3601" }, /EVALUATOR_RETRY_BASE_SECONDS must be a whole number of seconds/],
-    [{ EVALUATOR_MAX_ATTEMPTS: "21" }, /EVALUATOR_MAX_ATTEMPTS must be a whole number from 1 to 20/]
+    [{ EVALUATOR_MAX_ATTEMPTS: "21" }, /EVALUATOR_MAX_ATTEMPTS must be a whole number from 1 to 20/],
+    [{ ADMIN_TOKEN: "change-me" }, /ADMIN_TOKEN must be at least 32 characters/],
+    [{ ADMIN_TOKEN: "x".repeat(31) }, /ADMIN_TOKEN must be at least 32 characters/],
+    [{ JWT_SIGNING_KEYS: "notjson" }, /JWT_SIGNING_KEYS is not JSON/],
+    [{ JWT_SIGNING_KEYS: '{"keys":[]}' }, /JWT_SIGNING_KEYS must be a JWK Set with at least one key/],
+    [{ JWT_SIGNING_KEYS: "[1]" }, /JWT_SIGNING_KEYS must be a JWK Set/],
+    [{ JWT_SIGNING_KEYS: jwks("ES256", { kid: "" }) }, /JWT_SIGNING_KEYS key 1 needs a kid/],
+    [{ JWT_SIGNING_KEYS: jwks("ES256", { d: undefined }) }, /JWT_SIGNING_KEYS key 1 needs its private part/],
+    [{ JWT_SIGNING_KEYS: jwks("ES256", { alg: "RS256" }) }, /JWT_SIGNING_KEYS key 1 must have alg ES256 or EdDSA/],
+    [{ JWT_SIGNING_KEYS: jwks("EdDSA", { alg: "ES256" }) }, /JWT_SIGNING_KEYS key 1 with alg ES256 must be kty EC/],
+    [
+      { JWT_SIGNING_KEYS: jwks("ES256", { d: "AAAA" }) },
+      /JWT_SIGNING_KEYS key 1(.s public part \(x, y\) is not its private key's| is not a valid ES256 private key)/
+    ],
+    [{ JWT_SIGNING_KEYS: jwks("ES256", { x: "AAAA" }) }, /JWT_SIGNING_KEYS key 1 is not a valid ES256 private key/],
+    [
+      { JWT_SIGNING_KEYS: jwks("ES256", { x: JSON.parse(jwks("ES256")).keys[0].x }) },
+      /JWT_SIGNING_KEYS key 1(.s public part \(x, y\) is not its private key's| is not a valid ES256 private key)/
+    ],
+    [
+      { JWT_SIGNING_KEYS: jwks("ES256", { crv: "P-384" }) },
+      /JWT_SIGNING_KEYS key 1 with alg ES256 must be kty EC, crv P-256/
+    ]
   ]
   it.each(cases)("%j", (env, expected) => {
     const line = settingsError(env)
@@ -76,9 +105,51 @@ describe("settings are validated before the start", () => {
     expect(line).not.toContain("\n")
   })
 
+  it("takes a JWK Set of ES256 and EdDSA keys, and an ADMIN_TOKEN of 32 characters", () => {
+    const es = JSON.parse(jwks("ES256")).keys[0]
+    const ed = JSON.parse(jwks("EdDSA")).keys[0]
+    expect(settingsError({ JWT_SIGNING_KEYS: JSON.stringify({ keys: [es, ed] }), ADMIN_TOKEN: "x".repeat(32) })).toBe(
+      undefined
+    )
+    expect(settingsError({ JWT_SIGNING_KEYS: JSON.stringify({ keys: [es, { ...ed, kid: es.kid }] }) })).toMatch(
+      /key 2 repeats a kid/
+    )
+  })
+
+  it("counts an empty or blank variable as unset, as compose files write them", () => {
+    const empty = [
+      "PORT",
+      "HOST",
+      "DATABASE_URL",
+      "ADMIN_TOKEN",
+      "METRICS_TOKEN",
+      "METRICS_ENABLED",
+      "JWT_SIGNING_KEYS",
+      "LOG_LEVEL",
+      "LOG_FORMAT",
+      "BOOTSTRAP_DEFAULT_PROJECT",
+      "BOOTSTRAP_API_KEY",
+      "TRUSTED_PROXIES",
+      "S3_BUCKET",
+      "S3_ACCESS_KEY_ID",
+      "OTEL_EXPORTER_OTLP_ENDPOINT",
+      "JOBS_POLL_SECONDS"
+    ]
+    expect(settingsError(Object.fromEntries(empty.map((name) => [name, ""])))).toBeUndefined()
+    expect(settingsError(Object.fromEntries(empty.map((name) => [name, "  "])))).toBeUndefined()
+  })
+
   it("names every bad setting at once, and never echoes a secret's value", () => {
-    const line = settingsError({ PORT: "x", DATABASE_URL: "postgres:/user:hunter2@", BLOB_SIGNING_SECRET: "hunter2" })
+    const line = settingsError({
+      PORT: "x",
+      DATABASE_URL: "postgres:/user:hunter2@",
+      BLOB_SIGNING_SECRET: "hunter2",
+      ADMIN_TOKEN: "hunter2",
+      JWT_SIGNING_KEYS: '{"keys":[{"kid":"a","kty":"EC","crv":"P-256","d":"hunter2"}]}'
+    })
     expect(line).toMatch(/PORT .*DATABASE_URL .*BLOB_SIGNING_SECRET|PORT .*BLOB_SIGNING_SECRET .*DATABASE_URL/)
+    expect(line).toMatch(/ADMIN_TOKEN/)
+    expect(line).toMatch(/JWT_SIGNING_KEYS/)
     expect(line).not.toContain("hunter2")
   })
 })
@@ -118,6 +189,42 @@ describe("a start that fails", () => {
       })
     ])
     for (const run of [port, database, host]) expect(run.output).not.toMatch(/\n\s+at /)
+  }, 120_000)
+
+  it("refuses JWT_SIGNING_KEYS and ADMIN_TOKEN in the one line before the store opens; empty variables are unset", async () => {
+    const unopened = path.join(dataDir, "never-opened")
+    const [keys, admin] = await Promise.all([
+      runGatewayToExit({ JWT_SIGNING_KEYS: "notjson", DATA_DIR: unopened }),
+      runGatewayToExit({ ADMIN_TOKEN: "change-me", DATA_DIR: unopened })
+    ])
+    for (const [run, pattern] of [
+      [keys, /^invalid configuration: JWT_SIGNING_KEYS is not JSON/],
+      [admin, /^invalid configuration: ADMIN_TOKEN must be at least 32 characters/]
+    ] as const) {
+      expect(run.code).toBe(1)
+      expect(lines(run.output)).toEqual([
+        expect.objectContaining({ logLevel: "FATAL", message: expect.stringMatching(pattern) })
+      ])
+      expect(run.output).not.toMatch(/SigningKeysConfigError|\n\s+at /)
+    }
+    // Nothing was opened: the embedded store's folder was never made.
+    expect(fs.existsSync(unopened)).toBe(false)
+    // A compose file's empty variables: the defaults, and the gateway serves.
+    const served = await spawnGateway({
+      DATA_DIR: path.join(dataDir, "empty-variables"),
+      METRICS_TOKEN: "",
+      ADMIN_TOKEN: "",
+      JWT_SIGNING_KEYS: "",
+      LOG_LEVEL: "",
+      DATABASE_URL: "",
+      BOOTSTRAP_DEFAULT_PROJECT: "false"
+    })
+    try {
+      expect((await fetch(`${served.url}/healthz`)).status).toBe(200)
+      expect((await fetch(`${served.url}/metrics`)).status).toBe(200)
+    } finally {
+      await served.stop()
+    }
   }, 120_000)
 
   it.skipIf(process.env.TEST_DATABASE_URL === undefined)(

@@ -10,7 +10,7 @@ import { call, NOW } from "../layers.js"
 import { runCli, spawnGateway } from "../process.js"
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-process-"))
-const env = { DATA_DIR: dataDir, ADMIN_TOKEN: "process-admin-token" }
+const env = { DATA_DIR: dataDir, ADMIN_TOKEN: "process-admin-token-0123456789abcdef" }
 
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }))
 
