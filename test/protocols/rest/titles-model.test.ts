@@ -7,14 +7,30 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, type Gateway, startGateway, stores, type UserClient } from "../../layers.js"
+import {
+  asUser,
+  createProject,
+  type Gateway,
+  type StoreUnderTest,
+  stores,
+  type UserClient,
+  useGateway
+} from "../../layers.js"
 import { getThread, newThread } from "./helpers.js"
 import { responseObject } from "./openai-response.js"
 
 const MODEL = "title-test-model"
 const API_KEY = "sk-fake-title-key"
 
-type Mode = "ok" | "long" | "quoted-one-word" | "http-error" | "cut-after-first-delta" | "cut-before-first-delta"
+type Mode =
+  | "ok"
+  | "long"
+  | "quoted-one-word"
+  | "http-error"
+  | "cut-after-first-delta"
+  | "cut-before-first-delta"
+  | "endless-event"
+  | "endless-punctuation"
 
 interface Received {
   readonly path: string
@@ -30,16 +46,24 @@ const DELTAS: Record<Mode, ReadonlyArray<string>> = {
   "quoted-one-word": ['"Password"'],
   "http-error": [],
   "cut-after-first-delta": ["Resetting", " a"],
-  "cut-before-first-delta": []
+  "cut-before-first-delta": [],
+  "endless-event": [],
+  "endless-punctuation": []
 }
 
 const response = (status: "in_progress" | "completed", text: string) => responseObject(MODEL, status, text)
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** A fake OpenAI: records what it was asked, answers per `mode`, 30 ms between deltas. */
+/**
+ * A fake OpenAI: records what it was asked, answers per `mode`, 30 ms between
+ * deltas. Two modes never end on their own, until the gateway closes the
+ * connection: one delta event whose text never ends (64 KiB pieces, each
+ * written once the last has drained), and deltas of punctuation only, every
+ * 50 ms. `sent` counts the bytes written in those.
+ */
 const fakeOpenAi = () => {
-  const state: { mode: Mode; received: Array<Received> } = { mode: "ok", received: [] }
+  const state: { mode: Mode; received: Array<Received>; sent: number } = { mode: "ok", received: [], sent: 0 }
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Array<Buffer> = []
     req.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -62,6 +86,36 @@ const fakeOpenAi = () => {
         output_index: 0,
         item: { id: "msg_test", type: "message", status: "in_progress", role: "assistant", content: [] }
       })
+      if (mode === "endless-event" || mode === "endless-punctuation") {
+        state.sent = 0
+        let open = true
+        res.on("close", () => {
+          open = false
+        })
+        if (mode === "endless-event")
+          res.write(`event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"`)
+        const piece = mode === "endless-event" ? "word ".repeat(13_108) : ""
+        // At most 64 MiB, so that a gateway that never stops reading still ends the test.
+        while (open && state.sent < 64 * 1024 * 1024) {
+          if (mode === "endless-event") {
+            state.sent += piece.length
+            if (!res.write(piece)) await new Promise((resolve) => res.once("drain", resolve).once("close", resolve))
+          } else {
+            await sleep(50)
+            if (open)
+              send({
+                type: "response.output_text.delta",
+                item_id: "msg_test",
+                output_index: 0,
+                content_index: 0,
+                delta: " .",
+                logprobs: []
+              })
+          }
+        }
+        res.end()
+        return
+      }
       for (const delta of DELTAS[mode]) {
         await sleep(30)
         send({
@@ -123,10 +177,23 @@ const readChunks = async (
   return { status: reply.status, contentType: reply.headers.get("content-type"), chunks }
 }
 
-describe.each(stores)("thread titles from a model ($name)", (storeUnderTest) => {
+/** A fake OpenAI listening, and a gateway (on `storeUnderTest`) whose title model it is, with `env` on top. */
+const useModelGateway = (storeUnderTest: StoreUnderTest, env: Record<string, string> = {}) => {
   const fake = fakeOpenAi()
+  beforeAll(() => new Promise<void>((resolve) => fake.server.listen(0, "127.0.0.1", resolve)))
+  afterAll(() => new Promise((resolve) => fake.server.close(resolve)))
+  const handle = useGateway(storeUnderTest, () => ({
+    TITLE_MODEL_BASE_URL: `http://127.0.0.1:${(fake.server.address() as AddressInfo).port}/v1/`,
+    TITLE_MODEL_API_KEY: API_KEY,
+    TITLE_MODEL: MODEL,
+    ...env
+  }))
+  return { fake, handle }
+}
+
+describe.each(stores)("thread titles from a model ($name)", (storeUnderTest) => {
+  const { fake, handle } = useModelGateway(storeUnderTest)
   let gateway: Gateway
-  let drop = async () => {}
   let project: { project_id: string; api_key: string }
   let alice: UserClient
 
@@ -139,23 +206,9 @@ describe.each(stores)("thread titles from a model ($name)", (storeUnderTest) => 
   }
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => fake.server.listen(0, "127.0.0.1", resolve))
-    const { port } = fake.server.address() as AddressInfo
-    const made = await storeUnderTest.make()
-    drop = made.drop
-    gateway = await startGateway(made.store, {
-      TITLE_MODEL_BASE_URL: `http://127.0.0.1:${port}/v1/`,
-      TITLE_MODEL_API_KEY: API_KEY,
-      TITLE_MODEL: MODEL
-    })
+    gateway = handle.current
     project = await createProject(gateway, "model-titles")
     alice = asUser(gateway, project.api_key, "alice", "ws-model")
-  })
-
-  afterAll(async () => {
-    await gateway.close()
-    await drop()
-    await new Promise((resolve) => fake.server.close(resolve))
   })
 
   it("streams the model's title in several chunks, cleaned, and stores it", async () => {
@@ -230,5 +283,42 @@ describe.each(stores)("thread titles from a model ($name)", (storeUnderTest) => 
     expect(result.error, JSON.stringify(result.chunks)).toBeDefined()
     expect(await used()).toBe(before)
     expect((await getThread(alice, thread)).title).toBeNull()
+  })
+
+  it("reads at most 256 KiB of the model's answer: one endless event fails the title and closes the connection", async () => {
+    fake.state.mode = "endless-event"
+    const before = await used()
+    const thread = await newThread(alice)
+    const started = Date.now()
+    const reply = await alice("POST", "/runs/stream", {
+      body: { thread_id: thread, assistant_id: "system/thread_title", messages: [userText("Anything at all")] }
+    })
+    expect(reply.status, reply.text).toBe(502)
+    expect(Date.now() - started).toBeLessThan(10_000)
+    // The cap plus what the sockets buffer: far from the 64 MiB the fake would send to a reader that never stops.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(fake.state.sent, `${fake.state.sent} bytes sent`).toBeLessThan(8 * 1024 * 1024)
+    expect(await used()).toBe(before)
+  })
+})
+
+describe.each(stores.slice(0, 1))("a title model that never ends ($name)", (storeUnderTest) => {
+  const { fake, handle } = useModelGateway(storeUnderTest, { TITLE_MODEL_TIMEOUT_MS: "1500" })
+
+  it("ends a stream of deltas that add no word at TITLE_MODEL_TIMEOUT_MS, with the extractive title", async () => {
+    fake.state.mode = "endless-punctuation"
+    const gateway = handle.current
+    const project = await createProject(gateway, "endless")
+    const alice = asUser(gateway, project.api_key, "alice", "ws-model")
+    const thread = await newThread(alice)
+    const started = Date.now()
+    const result = await readChunks(gateway.baseUrl, project.api_key, thread, [userText("Password reset is broken")])
+    const took = Date.now() - started
+    expect(result.status).toBe(200)
+    expect(result.chunks.join("").trim()).toBe("Password reset is broken")
+    // Deltas came every 50 ms (never 1.5 s apart): only the whole answer's bound ended it.
+    expect(took, `${took} ms`).toBeGreaterThanOrEqual(1_400)
+    expect(took, `${took} ms`).toBeLessThan(6_000)
+    expect(fake.state.received.at(-1)?.body).toMatchObject({ max_output_tokens: 64 })
   })
 })
