@@ -23,6 +23,7 @@
 import { createHash, randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
+import { indexText, messageText } from "../../src/SearchText.js"
 import { bindRoute, readCaptured } from "../lib/captured.js"
 
 const captured = readCaptured(process.env.BENCH_STATEMENTS)
@@ -53,7 +54,8 @@ const { "MessagesRepo.append": appendMessageRow } = bindRoute(captured, "append_
     "message.userId",
     "message.parentId",
     "message.format",
-    "message.contentJson"
+    "message.contentJson",
+    "message.searchText"
   ]
 })
 const { "ThreadsRepo.exists": threadExists, "MessagesRepo.list": listMessageRows } = bindRoute(
@@ -310,7 +312,9 @@ const appendMessage = async (request: IncomingMessage, response: ServerResponse,
       "message.userId": caller.userId,
       "message.parentId": parentId,
       "message.format": format,
-      "message.contentJson": contentJson
+      "message.contentJson": contentJson,
+      // What the gateway indexes for search (src/SearchText.ts), made the same way.
+      "message.searchText": indexText(messageText(format, body.content))
     })
   )
   const row = rows[0]
