@@ -77,9 +77,6 @@ const commaList = (list: string) =>
     .map((entry) => entry.trim())
     .filter((entry) => entry !== "")
 
-const nonBlank = (secret: Option.Option<Redacted.Redacted>) =>
-  Option.filter(secret, (value) => Redacted.value(value).trim() !== "")
-
 /** The shortest BLOB_SIGNING_SECRET: 32 characters, an HMAC-SHA256 key's worth. */
 const BLOB_SECRET_MIN_LENGTH = 32
 /** The shortest ADMIN_TOKEN: 32 characters (e.g. `openssl rand -hex 32` gives 64), no guessable word. */
@@ -125,9 +122,9 @@ export const AppConfig = {
   adminToken: Config.option(
     secret("ADMIN_TOKEN", {
       message: `must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters (e.g. openssl rand -hex 32), or unset: the admin API is off`,
-      validation: (value) => value.trim() === "" || value.length >= ADMIN_TOKEN_MIN_LENGTH
+      validation: (value) => value.length >= ADMIN_TOKEN_MIN_LENGTH
     })
-  ).pipe(Config.map(nonBlank)),
+  ),
   maxBodyBytes: integerIn("MAX_BODY_BYTES", 1_024, 64 * 1024 * 1024, Limits.body.defaultMaxBytes, " of bytes"),
   apiKeyCacheMs: integerIn("API_KEY_CACHE_MS", 0, 3_600_000, 5_000, " of milliseconds"),
   shutdownTimeoutMs: integerIn("SHUTDOWN_TIMEOUT_MS", 0, 600_000, 10_000, " of milliseconds"),
@@ -166,11 +163,11 @@ export const AppConfig = {
   blobSigningSecret: Config.option(
     secret("BLOB_SIGNING_SECRET", {
       message: `must be at least ${BLOB_SECRET_MIN_LENGTH} characters (or empty: generated and kept in the store)`,
-      validation: (value) => value.trim() === "" || value.length >= BLOB_SECRET_MIN_LENGTH
+      validation: (value) => value.length >= BLOB_SECRET_MIN_LENGTH
     })
-  ).pipe(Config.map(nonBlank)),
+  ),
   /** Set: attachments go to this S3 bucket (any S3-compatible endpoint) instead of the local store. */
-  s3Bucket: Config.option(Config.string("S3_BUCKET")).pipe(Config.map(Option.filter((bucket) => bucket !== ""))),
+  s3Bucket: Config.option(Config.string("S3_BUCKET")),
   s3Endpoint: Config.option(baseUrlSetting("S3_ENDPOINT")),
   s3Region: Config.nonEmptyString("S3_REGION").pipe(Config.withDefault("us-east-1")),
   /** Both unset: the AWS SDK's default credential chain (environment, profile, instance role). */

@@ -5,7 +5,8 @@ import { randomFillSync } from "node:crypto"
  * monotonic within a process, so ids sort by creation time (decisions.md §1)
  * and `after=<id>` cursors survive deletion of the row they name.
  */
-const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+/** Crockford base 32, the digits of every id (in order: an id's text sorts as its value). */
+export const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 let lastTime = -1
 const lastRandom = new Uint8Array(10)

@@ -119,7 +119,8 @@ export const checkSpans = (spans: ReadonlyArray<SpanInput>): CheckedExport => {
       refuse("resource")
       continue
     }
-    if (textBytes(span.name) > L.nameMaxBytes) {
+    const name = textBytes(span.name)
+    if (name > L.nameMaxBytes) {
       refuse("name")
       continue
     }
@@ -153,7 +154,7 @@ export const checkSpans = (spans: ReadonlyArray<SpanInput>): CheckedExport => {
       convention,
       role,
       resourceId: resourceIdOf(span, resource, scope),
-      bytes: attributes + events + links + textBytes(span.name) + 200
+      bytes: attributes + events + links + name + 200
     })
   }
   return { rows, resources, refused }

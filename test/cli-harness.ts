@@ -11,7 +11,6 @@ import { format } from "node:util"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Cause from "effect/Cause"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -23,6 +22,7 @@ import { afterAll, beforeAll } from "vitest"
 import { cliServices } from "../app/cliServices.js"
 import { runCli } from "../protocols/cli/Cli.js"
 import { ExitCode } from "../protocols/cli/Failure.js"
+import { environment } from "../src/Config.js"
 import * as Database from "../src/storage/Database.js"
 import { ADMIN_TOKEN, type StartedGateway, type StoreUnderTest } from "./layers.js"
 
@@ -70,7 +70,7 @@ const harness = (
   const run = async (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<CliResult> => {
     const out: Array<string> = []
     const err: Array<string> = []
-    const config = ConfigProvider.fromMap(new Map(Object.entries({ ...settings, ...env })))
+    const config = environment({ ...settings, ...env })
     const exit = await Effect.runPromiseExit(
       cli(["node", "svc", ...args]).pipe(
         Effect.provide(NodeContext.layer),

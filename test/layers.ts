@@ -8,7 +8,6 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
-import * as ConfigProvider from "effect/ConfigProvider"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -20,6 +19,7 @@ import * as Scope from "effect/Scope"
 import pg from "pg"
 import { afterAll, beforeAll, vi } from "vitest"
 import { gatewayLayer } from "../app/Gateway.js"
+import { environment } from "../src/Config.js"
 import { LoggingLive } from "../src/Logging.js"
 import * as Database from "../src/storage/Database.js"
 
@@ -161,7 +161,8 @@ export const startGateway = async (
 ): Promise<StartedGateway> => {
   const clock = new ShiftableClock()
   const settings = { ADMIN_TOKEN, BOOTSTRAP_DEFAULT_PROJECT: "false", PORT: "0", HOST: "127.0.0.1", ...env }
-  const config = ConfigProvider.fromMap(new Map(Object.entries(settings)))
+  // Read as the gateway reads its environment (an empty setting is unset).
+  const config = environment(settings)
   const layer = gatewayLayer(Database.layerFor(store, 5)).pipe(
     Layer.provide(options.logging ? LoggingLive : Layer.empty),
     Layer.provide(options.errors === undefined ? Layer.empty : errorsInto(options.errors)),

@@ -10,7 +10,6 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -19,6 +18,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import { gatewayLayer } from "../../app/Gateway.js"
+import { environment } from "../../src/Config.js"
 import * as Database from "../../src/storage/Database.js"
 import { createDatabase } from "./db.js"
 
@@ -34,9 +34,7 @@ export const startGateway = async (
   store: Database.StoreKind,
   env: Record<string, string>
 ): Promise<InProcessGateway> => {
-  const config = ConfigProvider.fromMap(
-    new Map(Object.entries({ ADMIN_TOKEN, BOOTSTRAP_DEFAULT_PROJECT: "false", PORT: "0", HOST: "127.0.0.1", ...env }))
-  )
+  const config = environment({ ADMIN_TOKEN, BOOTSTRAP_DEFAULT_PROJECT: "false", PORT: "0", HOST: "127.0.0.1", ...env })
   const layer = gatewayLayer(Database.layerFor(store, 10)).pipe(
     Layer.provide(Logger.minimumLogLevel(LogLevel.None)),
     Layer.provide(Layer.setConfigProvider(config))

@@ -49,6 +49,13 @@ export const ISSUES_SHOWN = 3
 /** A name or URI a message repeats (a tool, a resource), at most (characters). */
 export const ECHO_MAX_CHARS = 64
 
+/** The first ISSUES_SHOWN of `items`, and what says how many more there are (" (and 7 more)", or ""). */
+export const firstFew = <A>(items: ReadonlyArray<A>): { readonly shown: ReadonlyArray<A>; readonly more: string } => {
+  const shown = items.slice(0, ISSUES_SHOWN)
+  const left = items.length - shown.length
+  return { shown, more: left > 0 ? ` (and ${left.toLocaleString("en")} more)` : "" }
+}
+
 /** `text` cut to `max` characters with an ellipsis. */
 export const shorten = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
 
@@ -86,12 +93,11 @@ export const refusedParams = (message: unknown): JsonRpcError | undefined => {
   if (id === undefined || method === undefined || !isAnswered(method) || !isRecord(message)) return undefined
   const parsed = REQUESTS[method].safeParse({ method, params: message.params })
   if (parsed.success) return undefined
-  const issues = parsed.error.issues
-  const shown = issues.slice(0, ISSUES_SHOWN).map((issue) => {
+  const { shown: issues, more } = firstFew(parsed.error.issues)
+  const shown = issues.map((issue) => {
     const path = issue.path.length === 1 ? issue.path : issue.path.slice(1)
     return `${path.map(String).join(".")}: ${readable(issue.message)}`
   })
-  const more = issues.length > shown.length ? ` (and ${issues.length - shown.length} more)` : ""
   return jsonRpcError(
     id,
     ErrorCode.InvalidParams,

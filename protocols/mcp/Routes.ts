@@ -20,11 +20,12 @@ import { MCP_PATH } from "../../schema/Mcp.js"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
 import { bearerOf } from "../rest/Auth.js"
 import { type Answer, answerBatch } from "./Batch.js"
-import { refusedParams } from "./Params.js"
+import { jsonRpcError, refusedParams } from "./Params.js"
 import { makeServerFactory } from "./Server.js"
 
-const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string>) =>
-  HttpServerResponse.unsafeJson({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers })
+/** A transport-level refusal: a JSON-RPC error (id null) with an HTTP status. */
+const refusal = (status: number, code: number, message: string, headers: Record<string, string>) =>
+  HttpServerResponse.unsafeJson(jsonRpcError(null, code, message), { status, headers })
 
 /** The body as JSON, or undefined when it is not (the SDK answers that: 400, -32700). */
 const parseJson = (body: string): { readonly value: unknown } | undefined => {
@@ -77,7 +78,7 @@ export const McpRoutes = Layer.effectDiscard(
     const handler = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       if (request.method !== "POST") {
-        return jsonRpcError(
+        return refusal(
           405,
           -32000,
           "this MCP endpoint is stateless: POST JSON-RPC messages; there is no stream to open or session to end",

@@ -15,7 +15,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { type InvalidRequest, NotFound } from "../../schema/Errors.js"
 import { McpInputs, McpOutputs, type McpToolName } from "../../schema/Mcp.js"
-import { ECHO_MAX_CHARS, ISSUES_SHOWN, MESSAGE_MAX_CHARS, shorten } from "./Params.js"
+import { ECHO_MAX_CHARS, firstFew, MESSAGE_MAX_CHARS, shorten } from "./Params.js"
 
 /** A tool's answer: the structured result (its output schema's encoded shape) and its text rendering. */
 export interface ToolAnswer {
@@ -104,11 +104,13 @@ const asQuery = (
 const ISSUE_MAX_CHARS = 120
 
 const invalidArguments = (issues: ReadonlyArray<string>): McpError => {
-  const shown = issues.slice(0, ISSUES_SHOWN).map((issue) => shorten(issue, ISSUE_MAX_CHARS))
-  const more = issues.length > shown.length ? ` (and ${(issues.length - shown.length).toLocaleString("en")} more)` : ""
+  const { shown, more } = firstFew(issues)
   return new McpError(
     ErrorCode.InvalidParams,
-    shorten(`invalid arguments: ${shown.join("; ")}${more}`, MESSAGE_MAX_CHARS)
+    shorten(
+      `invalid arguments: ${shown.map((issue) => shorten(issue, ISSUE_MAX_CHARS)).join("; ")}${more}`,
+      MESSAGE_MAX_CHARS
+    )
   )
 }
 
@@ -155,11 +157,9 @@ const argumentsProblem = (
     }
   }
   if (unknown.length > 0) {
-    const shown = unknown.slice(0, ISSUES_SHOWN).map((key) => shorten(key, ECHO_MAX_CHARS))
-    const more =
-      unknown.length > shown.length ? ` (and ${(unknown.length - shown.length).toLocaleString("en")} more)` : ""
+    const { shown, more } = firstFew(unknown)
     return invalidArguments([
-      `unexpected ${shown.join(", ")}${more}; ${name} takes ${Object.keys(properties).join(", ")}`,
+      `unexpected ${shown.map((key) => shorten(key, ECHO_MAX_CHARS)).join(", ")}${more}; ${name} takes ${Object.keys(properties).join(", ")}`,
       ...nested
     ])
   }

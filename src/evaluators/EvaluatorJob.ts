@@ -19,7 +19,7 @@ import { type CompiledRules, compileRules, type Match, matchRules, sampled } fro
 const BATCH = 100
 /** Evaluators read per page. */
 const PAGE = 100
-/** A pass stops starting targets after this long (well within the job lease). */
+/** A pass stops starting targets after this long (so that the gateway's other jobs, run one after another, get their turn). */
 const PASS_BUDGET_MS = 60_000
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 

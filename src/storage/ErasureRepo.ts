@@ -37,7 +37,9 @@ const KIND_OF = {
   runs: "runs",
   scores: "scores",
   events: "events",
-  refresh_tokens: "refresh_tokens"
+  refresh_tokens: "refresh_tokens",
+  traces: "traces",
+  workspace_claims: "workspace_claims"
 } as const
 type Table = keyof typeof KIND_OF
 
@@ -199,11 +201,7 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("svc/ErasureRepo"
               AND NOT EXISTS (SELECT 1 FROM spans s WHERE s.project_id = ${projectId} AND s.resource_id = r.id
                 AND s.trace_id NOT IN ${sql.in(traceIds)})
           ) SELECT count(*)::int AS n FROM gone`)
-        const traces = yield* counted(sql`WITH gone AS (
-            DELETE FROM traces WHERE project_id = ${projectId} AND trace_id IN ${sql.in(traceIds)} RETURNING 1
-          ) SELECT count(*)::int AS n FROM gone`)
-        const tally: Tally = { spans, traces }
-        return tally
+        return addTally({ spans }, yield* remove("traces", projectId, sql`trace_id IN ${sql.in(traceIds)}`))
       })
 
     /**
@@ -211,13 +209,7 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("svc/ErasureRepo"
      * and workspaces claimed into the user's own (its workspace is its id).
      */
     const deleteWorkspaceClaims = (projectId: string, userId: string, segment: string) =>
-      Effect.map(
-        counted(sql`WITH gone AS (
-            DELETE FROM workspace_claims
-            WHERE project_id = ${projectId} AND (from_segment = ${segment} OR to_workspace = ${userId}) RETURNING 1
-          ) SELECT count(*)::int AS n FROM gone`),
-        (n): Tally => ({ workspace_claims: n })
-      )
+      remove("workspace_claims", projectId, sql`(from_segment = ${segment} OR to_workspace = ${userId})`)
 
     /**
      * The user's daily usage rows: moved under `anonymousId` (the day's

@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import { ALPHABET } from "../Ids.js"
 import type { IndexedFormat } from "../SearchText.js"
 import { fn } from "../Traced.js"
 import { foundOrFail, RowNotFound } from "./RowNotFound.js"
@@ -9,9 +10,6 @@ import { tsvectorOf } from "./SearchSql.js"
 import { isReferenceGone } from "./SqlErrors.js"
 import { isoTimestampSql } from "./SqlText.js"
 import type { TenantScope } from "./TenantScope.js"
-
-/** The alphabet of the ids' base 32 (src/Ids.ts). */
-const ID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 export interface NewMessage {
   /** A fresh id; the message gets it unless the thread already has a larger one (then one above that: see `append`). */
@@ -95,7 +93,7 @@ const idAboveSql = (last: string): string => `(
       + (SELECT sum((strpos(p.digits, substr(p.body, j, 1)) - 1) * 32::numeric ^ (p.len - j))
         FROM generate_series(1, p.len) j) AS above
     FROM (SELECT coalesce(substring(${last} FROM '^.*_'), '') AS prefix, substring(${last} FROM '[^_]*$') AS body,
-      length(substring(${last} FROM '[^_]*$')) AS len, '${ID_ALPHABET}'::text AS digits) p
+      length(substring(${last} FROM '[^_]*$')) AS len, '${ALPHABET}'::text AS digits) p
   ) v, generate_series(1, v.len) i
   GROUP BY v.prefix)`
 
