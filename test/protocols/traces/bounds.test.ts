@@ -150,6 +150,41 @@ describe.each(stores)("OTLP export bounds ($name)", (storeUnderTest) => {
     expect((await spansOf(1_020)).map((span) => span.span_id)).toEqual([spanIdOf(1), spanIdOf(7)])
   })
 
+  it("refuses the audit's shapes whole, storing nothing of them: a 1 MB and a 3.9 MB resource over 100 and 140 spans, 3 MB names, events and links", async () => {
+    const before = await resourceRows()
+    const oneSpanEach = (count: number, from: number) =>
+      Array.from({ length: count }, (_, i) => jsonSpan({ trace: from + i, span: 1 }))
+    for (const [megabytes, count, from] of [
+      [1, 100, 2_000],
+      [3.9, 140, 2_200]
+    ] as const) {
+      const body = withResource(oneSpanEach(count, from), {
+        big: "r".repeat(Math.floor(megabytes * 1024 * 1024) - 1024)
+      })
+      const reply = await postJson(base(), apiKey, body)
+      expect(reply.status, reply.text.slice(0, 200)).toBe(200)
+      expect(reply.body.partialSuccess).toMatchObject({ rejectedSpans: String(count) })
+      expect(await spansOf(from)).toEqual([])
+    }
+    const three = 3 * 1024 * 1024
+    const link = { traceId: traceIdOf(9), spanId: spanIdOf(9), attributes: attributes({ pad: "l".repeat(three) }) }
+    for (const [index, extra] of [
+      { name: "n".repeat(three) },
+      { events: [{ name: "e", timeUnixNano: "1", attributes: attributes({ pad: "e".repeat(three) }) }] },
+      { links: [link] }
+    ].entries()) {
+      const reply = await postJson(
+        base(),
+        apiKey,
+        exportOf([{ ...jsonSpan({ trace: 2_400 + index, span: 1 }), ...extra }])
+      )
+      expect(reply.status).toBe(200)
+      expect(reply.body.partialSuccess).toMatchObject({ rejectedSpans: "1" })
+      expect(await spansOf(2_400 + index)).toEqual([])
+    }
+    expect(await resourceRows()).toBe(before)
+  })
+
   it("refuses a span whose name, trace state, status message, attributes, events or links are over their bounds", async () => {
     const span = (n: number, extra: Record<string, unknown> = {}) => ({
       ...jsonSpan({ trace: 1_030, span: n }),
