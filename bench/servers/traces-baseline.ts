@@ -5,7 +5,9 @@
  * body with the gateway's own decoder (protocols/otlp: protobufjs for
  * protobuf, JSON.parse for OTLP/JSON, then decodeExport) and writes the span
  * rows into the gateway's `spans` table in one statement, the same columns
- * and values the gateway writes. It answers `{}` or an empty protobuf body.
+ * and values the gateway writes, with each distinct resource and scope of
+ * the export in `span_resources` once (the same statement). It answers `{}`
+ * or an empty protobuf body.
  *
  * With BASELINE_ROWS=all (the default) it writes the same rows as the
  * gateway in that one statement: the spans with the convention and role
@@ -29,7 +31,7 @@ import pg from "pg"
 import { decodeExport } from "../../protocols/otlp/Decode.js"
 import { ExportTraceServiceRequest } from "../../protocols/otlp/Proto.js"
 import { deriveRun, recognise } from "../../src/GenAiSpans.js"
-import { newId } from "../../src/Ids.js"
+import { newId, ulid } from "../../src/Ids.js"
 import type { SpanInput } from "../../src/SpanModel.js"
 
 const pool = new pg.Pool({
@@ -40,18 +42,25 @@ const bearer = `Bearer ${process.env.BENCH_API_KEY ?? ""}`
 const projectId = process.env.BENCH_PROJECT_ID ?? ""
 const ALL_ROWS = (process.env.BASELINE_ROWS ?? "all") === "all"
 
-/** Spans, their traces' rows and the runs, in one statement. */
+/** The export's distinct resources and scopes ($5 in INSERT_ALL, $3 in INSERT), one row each. */
+const RESOURCES_IN = (param: string) => `resources_in AS (
+    INSERT INTO span_resources (project_id, id, resource, scope)
+    SELECT $1, r.id, r.resource, r.scope FROM jsonb_to_recordset(${param}::jsonb) AS r(id text, resource jsonb, scope jsonb)
+  )`
+
+const SPAN_COLUMNS = `trace_id text, span_id text, parent_span_id text, trace_state text, name text, kind smallint,
+  start_ns bigint, end_ns bigint, status_code smallint, status_message text, service_name text, attributes jsonb,
+  events jsonb, links jsonb, resource_id text`
+
+/** Spans, their resources, their traces' rows and the runs, in one statement. */
 const INSERT_ALL = `
-  WITH spans_in AS (
+  WITH ${RESOURCES_IN("$5")}, spans_in AS (
     INSERT INTO spans (project_id, trace_id, span_id, parent_span_id, trace_state, name, kind, start_ns, end_ns,
-      status_code, status_message, service_name, attributes, events, links, resource, scope, convention, role)
+      status_code, status_message, service_name, attributes, events, links, resource_id, convention, role)
     SELECT $1, s.trace_id, s.span_id, s.parent_span_id, s.trace_state, s.name, s.kind, s.start_ns, s.end_ns,
-      s.status_code, s.status_message, s.service_name, s.attributes, s.events, s.links, s.resource, s.scope,
+      s.status_code, s.status_message, s.service_name, s.attributes, s.events, s.links, s.resource_id,
       s.convention, s.role
-    FROM jsonb_to_recordset($2::jsonb) AS s(trace_id text, span_id text, parent_span_id text, trace_state text,
-      name text, kind smallint, start_ns bigint, end_ns bigint, status_code smallint, status_message text,
-      service_name text, attributes jsonb, events jsonb, links jsonb, resource jsonb, scope jsonb, convention text,
-      role text)
+    FROM jsonb_to_recordset($2::jsonb) AS s(${SPAN_COLUMNS}, convention text, role text)
     ON CONFLICT DO NOTHING
     RETURNING 1
   ), traces_in AS (
@@ -135,14 +144,34 @@ const tracesAndRuns = (spans: ReadonlyArray<SpanInput>) => {
 }
 
 const INSERT = `
+  WITH ${RESOURCES_IN("$3")}
   INSERT INTO spans (project_id, trace_id, span_id, parent_span_id, trace_state, name, kind, start_ns, end_ns,
-    status_code, status_message, service_name, attributes, events, links, resource, scope)
+    status_code, status_message, service_name, attributes, events, links, resource_id)
   SELECT $1, s.trace_id, s.span_id, s.parent_span_id, s.trace_state, s.name, s.kind, s.start_ns, s.end_ns,
-    s.status_code, s.status_message, s.service_name, s.attributes, s.events, s.links, s.resource, s.scope
-  FROM jsonb_to_recordset($2::jsonb) AS s(trace_id text, span_id text, parent_span_id text, trace_state text,
-    name text, kind smallint, start_ns bigint, end_ns bigint, status_code smallint, status_message text,
-    service_name text, attributes jsonb, events jsonb, links jsonb, resource jsonb, scope jsonb)
+    s.status_code, s.status_message, s.service_name, s.attributes, s.events, s.links, s.resource_id
+  FROM jsonb_to_recordset($2::jsonb) AS s(${SPAN_COLUMNS})
   ON CONFLICT DO NOTHING`
+
+/** A row id per distinct (resource, scope) pair of objects (the decoder shares them among their spans). */
+const resourceIds = () => {
+  const ids = new Map<SpanInput["resource"], Map<SpanInput["scope"], string>>()
+  const rows: Array<{ id: string; resource: SpanInput["resource"]; scope: SpanInput["scope"] }> = []
+  const idOf = (span: SpanInput) => {
+    let byScope = ids.get(span.resource)
+    if (byScope === undefined) {
+      byScope = new Map()
+      ids.set(span.resource, byScope)
+    }
+    let id = byScope.get(span.scope)
+    if (id === undefined) {
+      id = ulid()
+      byScope.set(span.scope, id)
+      rows.push({ id, resource: span.resource, scope: span.scope })
+    }
+    return id
+  }
+  return { idOf, rows }
+}
 
 const readBody = (request: IncomingMessage): Promise<Buffer> =>
   new Promise((resolve, reject) => {
@@ -168,6 +197,7 @@ const server = createServer(async (request, response) => {
       protobuf ? ExportTraceServiceRequest.decode(bytes) : JSON.parse(bytes.toString("utf8")),
       protobuf ? "protobuf" : "json"
     )
+    const resources = resourceIds()
     const rows = decoded.spans.map((span) => {
       const service = span.resource["service.name"]
       return {
@@ -185,16 +215,21 @@ const server = createServer(async (request, response) => {
         attributes: span.attributes,
         events: span.events,
         links: span.links,
-        resource: span.resource,
-        scope: span.scope,
+        resource_id: resources.idOf(span),
         ...(ALL_ROWS ? recognise(span) : {})
       }
     })
     if (ALL_ROWS) {
       const { traces, runs } = tracesAndRuns(decoded.spans)
-      await pool.query(INSERT_ALL, [projectId, JSON.stringify(rows), JSON.stringify(traces), JSON.stringify(runs)])
+      await pool.query(INSERT_ALL, [
+        projectId,
+        JSON.stringify(rows),
+        JSON.stringify(traces),
+        JSON.stringify(runs),
+        JSON.stringify(resources.rows)
+      ])
     } else {
-      await pool.query(INSERT, [projectId, JSON.stringify(rows)])
+      await pool.query(INSERT, [projectId, JSON.stringify(rows), JSON.stringify(resources.rows)])
     }
     return protobuf
       ? answer(response, 200, new Uint8Array(0), "application/x-protobuf")

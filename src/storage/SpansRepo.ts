@@ -97,8 +97,8 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
      * and its lock, in trace id order, so exports of one trace take turns;
      * then statements of at most CHUNK_SPANS spans (or CHUNK_BYTES) insert
      * every span not stored before, up to `cap` per trace counted across
-     * exports, and add them to their traces' rows; last, the resources that
-     * an inserted span names (a re-sent export adds none).
+     * exports, add them to their traces' rows, and insert the resources
+     * that an inserted span names (a re-sent export adds none).
      */
     const store = (
       projectId: string,
@@ -114,9 +114,9 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
           FROM jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb) AS t(id) ORDER BY t.id
           ON CONFLICT (project_id, trace_id) DO UPDATE SET span_count = traces.span_count
           RETURNING trace_id, span_count`
+        const resourceById = new Map(resources.map((resource) => [resource.id, resource]))
         let fresh = 0
         const stored: Array<{ readonly trace_id: string; readonly span_id: string }> = []
-        const used = new Set<string>()
         let start = 0
         while (start < rows.length) {
           let end = start
@@ -125,25 +125,17 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
             bytes += rows[end]?.bytes ?? 0
             end += 1
           }
-          const chunk = rows.slice(start, end).map((row, index) => toRecord(row, start + index))
+          const chunkRows = rows.slice(start, end)
+          const chunk = chunkRows.map((row, index) => toRecord(row, start + index))
+          // The resources this chunk's spans name; a row a chunk before inserted is skipped (ON CONFLICT).
+          const named = [...new Set(chunkRows.map((row) => row.resourceId))].flatMap((id) => {
+            const resource = resourceById.get(id)
+            return resource === undefined ? [] : [resource]
+          })
           start = end
-          const [outcome] = yield* insertChunk(projectId, JSON.stringify(chunk), cap)
+          const [outcome] = yield* insertChunk(projectId, JSON.stringify(chunk), JSON.stringify(named), cap)
           fresh += outcome?.fresh ?? 0
-          for (const span of JSON.parse(outcome?.stored ?? "[]") as ReadonlyArray<{
-            trace_id: string
-            span_id: string
-            resource_id: string
-          }>) {
-            stored.push({ trace_id: span.trace_id, span_id: span.span_id })
-            used.add(span.resource_id)
-          }
-        }
-        const kept = resources.filter((resource) => used.has(resource.id))
-        if (kept.length > 0) {
-          yield* sql`
-            INSERT INTO span_resources (project_id, id, resource, scope)
-            SELECT ${projectId}, r.id, r.resource, r.scope
-            FROM jsonb_to_recordset(${JSON.stringify(kept)}::jsonb) AS r(id text, resource jsonb, scope jsonb)`
+          stored.push(...(JSON.parse(outcome?.stored ?? "[]") as StoreOutcome["stored"]))
         }
         return {
           fresh,
@@ -153,7 +145,7 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
         } satisfies StoreOutcome
       })
 
-    const insertChunk = (projectId: string, records: string, cap: number) =>
+    const insertChunk = (projectId: string, records: string, resources: string, cap: number) =>
       sql<{ fresh: number; stored: string }>`
         WITH input AS (
           SELECT * FROM jsonb_to_recordset(${records}::jsonb) AS s(ord integer, ${sql.literal(COLUMNS)})
@@ -172,6 +164,12 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
           WHERE f.n <= ${cap} - t.span_count
           ON CONFLICT DO NOTHING
           RETURNING trace_id, span_id, parent_span_id, name, start_ns, end_ns, status_code, service_name, resource_id
+        ), resources_in AS (
+          INSERT INTO span_resources (project_id, id, resource, scope)
+          SELECT ${projectId}, r.id, r.resource, r.scope
+          FROM jsonb_to_recordset(${resources}::jsonb) AS r(id text, resource jsonb, scope jsonb)
+          WHERE r.id IN (SELECT resource_id FROM inserted)
+          ON CONFLICT DO NOTHING
         ), counted AS (
           SELECT trace_id, count(*)::integer AS added,
             count(*) FILTER (WHERE status_code = 2)::integer AS errors,
@@ -203,8 +201,8 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
           FROM counted c WHERE t.project_id = ${projectId} AND t.trace_id = c.trace_id
         )
         SELECT (SELECT count(*) FROM fresh)::integer AS fresh,
-          COALESCE((SELECT json_agg(json_build_object('trace_id', trace_id, 'span_id', span_id,
-            'resource_id', resource_id)) FROM inserted), '[]')::text AS stored`
+          COALESCE((SELECT json_agg(json_build_object('trace_id', trace_id, 'span_id', span_id)) FROM inserted),
+            '[]')::text AS stored`
 
     /** The spans of these traces that play a part in a run (model calls, their steps, tool calls). */
     const runParts = (projectId: string, traceIds: ReadonlyArray<string>) =>
