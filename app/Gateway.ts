@@ -8,11 +8,11 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Layer from "effect/Layer"
 import { HttpLive } from "../protocols/Http.js"
 import { NodeServerLive } from "../protocols/NodeServer.js"
-import { BootstrapLive } from "../src/Bootstrap.js"
-import { SettingsPlaneLive } from "../src/jobs/Live.js"
-import { ServicesLive } from "../src/Layers.js"
-import * as Database from "../src/storage/Database.js"
-import { TracingLive } from "../src/Tracing.js"
+import * as Database from "../src/platform/db/Database.js"
+import { TracingLive } from "../src/platform/telemetry/Tracing.js"
+import { BootstrapLive } from "../src/projects/Bootstrap.js"
+import { SettingsPlaneLive } from "./Jobs.js"
+import { ServicesLive } from "./Services.js"
 
 /** The gateway over `database`; its server and SqlClient stay visible (tests read the address, seed rows). */
 export const gatewayLayer = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =>

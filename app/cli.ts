@@ -13,8 +13,8 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import { runCli } from "../protocols/cli/Cli.js"
 import { ExitCode, storeUnavailable } from "../protocols/cli/Failure.js"
-import { environment } from "../src/Config.js"
-import * as Database from "../src/storage/Database.js"
+import { environment } from "../src/platform/Config.js"
+import * as Database from "../src/platform/db/Database.js"
 import { cliServices } from "./cliServices.js"
 
 /** Whatever stops the store from opening (unreachable, locked, settings invalid) is reported as such: exit 4. */

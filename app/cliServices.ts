@@ -1,21 +1,21 @@
 /**
  * The services of `svc`'s command groups over one store layer: app/cli.ts
  * gives it the store of the configuration; the tests give it the store of
- * a gateway they run (test/cli-harness.ts), so both run the same wiring.
+ * a gateway they run (test/support/cli-harness.ts), so both run the same wiring.
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as ConfigError from "effect/ConfigError"
 import * as Layer from "effect/Layer"
 import type { CliServices } from "../protocols/cli/Cli.js"
-import { Alerts } from "../src/Alerts.js"
+import { Alerts } from "../src/alerts/Alerts.js"
 import { Issuers } from "../src/auth/Issuers.js"
-import { Erasure } from "../src/Erasure.js"
-import { EvaluatorsLive } from "../src/evaluators/Live.js"
-import { jobsLayer, SettingsLive } from "../src/jobs/Live.js"
-import { BlobStoreLive } from "../src/Layers.js"
-import { Origins } from "../src/Origins.js"
-import { ProjectAdmin } from "../src/ProjectAdmin.js"
-import { Webhooks } from "../src/Webhooks.js"
+import { Erasure } from "../src/erasure/Erasure.js"
+import { Origins } from "../src/projects/Origins.js"
+import { ProjectAdmin } from "../src/projects/ProjectAdmin.js"
+import { Webhooks } from "../src/webhooks/Webhooks.js"
+import { EvaluatorsLive } from "./Evaluators.js"
+import { jobsLayer, SettingsLive } from "./Jobs.js"
+import { BlobStoreLive } from "./Services.js"
 
 export const cliServices = <E>(
   store: Layer.Layer<SqlClient.SqlClient, E>

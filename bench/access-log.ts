@@ -21,7 +21,7 @@ import * as Option from "effect/Option"
 import { accessLog } from "../protocols/AccessLog.js"
 import { makeMetrics } from "../protocols/Metrics.js"
 import { makeRouteTable } from "../protocols/rest/RouteTable.js"
-import { LoggingLive } from "../src/Logging.js"
+import { LoggingLive } from "../src/platform/telemetry/Logging.js"
 
 const BATCH = Number(process.env.BATCH ?? 2_000)
 const ROUNDS = Number(process.env.ROUNDS ?? 15)

@@ -8,7 +8,7 @@
  *    against the REST route with the same query (GET /v1/projects/threads?limit=20),
  *    both on the gateway, requests per second and the ratio;
  * 2. search (GET /v1/projects/search?q=...) against the bare SQL: the search
- *    statement of src/storage/SearchRepo.ts run straight through `pg` at the
+ *    statement of src/search/SearchRepo.ts run straight through `pg` at the
  *    same concurrency, for a common word, a rare word, a phrase and a
  *    Chinese word.
  *
@@ -18,7 +18,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import pg from "pg"
-import { indexText, parseQuery } from "../src/SearchText.js"
+import { indexText, parseQuery } from "../src/search/SearchText.js"
 import { createDatabase } from "./lib/db.js"
 import { runAutocannon } from "./lib/load.js"
 import { killAllNow } from "./lib/proc.js"
@@ -110,7 +110,7 @@ const seedProject = async (url: string, projectId: string) => {
   }
 }
 
-/** The statement of src/storage/SearchRepo.ts for a project-wide search, without filters. */
+/** The statement of src/search/SearchRepo.ts for a project-wide search, without filters. */
 const SEARCH_SQL = `
   WITH q AS (
     SELECT query, websearch_to_tsquery('simple', $3) AS rank_query

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/object-spread.ts`: why src/GenAiSpans.ts writes its run
+ * `npx tsx bench/object-spread.ts`: why src/traces/GenAiSpans.ts writes its run
  * objects out instead of `{ ...common, more }`. On Node 20.20's V8 an object
  * literal that opens with a spread and goes on with properties is built
  * about a thousand times slower than the same literal written out. Prints
@@ -7,7 +7,7 @@
  * (the gateway's run mapping, the spans decoded by the gateway's decoder).
  */
 import { decodeExport } from "../protocols/otlp/Decode.js"
-import { deriveRun } from "../src/GenAiSpans.js"
+import { deriveRun } from "../src/traces/GenAiSpans.js"
 
 let sink = 0
 const time = (label: string, n: number, make: (i: number) => unknown) => {

@@ -68,7 +68,7 @@ const parseProfile = (text: string): CpuProfile => {
 
 const repoRoot = resolve(fileURLToPath(new URL("..", import.meta.url)))
 
-/** A short location: `effect/src/internal/fiberRuntime.ts:123`, `src/Ids.ts:50`, `node:internal/...`. */
+/** A short location: `effect/src/internal/fiberRuntime.ts:123`, `src/platform/Ids.ts:50`, `node:internal/...`. */
 const shortUrl = (url: string): string => {
   if (url === "") return ""
   let path = url.startsWith("file://") ? fileURLToPath(url) : url

@@ -5,14 +5,14 @@
  *
  * - its request id (RequestId.ts) on the response (`X-Request-Id`) and as
  *   `request_id` on every log line written while it runs;
- * - with traces exported (src/Tracing.ts), a server span named
+ * - with traces exported (src/platform/telemetry/Tracing.ts), a server span named
  *   `METHOD /route/template`, the parent of the use-case and query spans,
  *   continuing the caller's `traceparent`; its `trace_id` and `span_id` on
  *   the request's log lines;
  * - its figures in the metrics (Metrics.ts), by route template;
  * - at LOG_LEVEL info or below, one access line: method, route template,
  *   status, duration, request id and the URL with its secrets redacted
- *   (src/Redact.ts; no header is logged). It replaces the platform's request
+ *   (src/platform/telemetry/Redact.ts; no header is logged). It replaces the platform's request
  *   logger, which logged the URL as is (a presigned URL with its signature).
  *   A user id in the path (the admin erasure's `:user_id`) is logged and
  *   traced as `sha256:` and its SHA-256, as the erasure's audit record names
@@ -31,8 +31,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
-import { userSha256 } from "../src/Erasure.js"
-import { redactUrl } from "../src/Redact.js"
+import { userSha256 } from "../src/erasure/Erasure.js"
+import { redactUrl } from "../src/platform/telemetry/Redact.js"
 import type { GatewayMetrics } from "./Metrics.js"
 import { REQUEST_ID_HEADER, requestIdFrom } from "./RequestId.js"
 import { splitFrontendUrl } from "./rest/Frontend.js"

@@ -15,8 +15,8 @@ import { BLOB_ROUTE_PREFIX } from "../schema/BlobRoute.js"
 import { Forbidden, NotFound, PayloadTooLarge } from "../schema/Errors.js"
 import { attachmentType } from "../schema/File.js"
 import { Limits } from "../schema/Limits.js"
-import { BlobStore, type ServedBlobs } from "../src/blobs/BlobStore.js"
-import { parseKey } from "../src/Files.js"
+import { parseKey } from "../src/files/Files.js"
+import { BlobStore, type ServedBlobs } from "../src/platform/blobs/BlobStore.js"
 import { FrontendProject } from "./rest/Frontend.js"
 
 const forbidden = HttpServerResponse.unsafeJson(new Forbidden({ message: "the signature is invalid or has expired" }), {

@@ -2,7 +2,7 @@ import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Readiness } from "../src/Readiness.js"
+import { Readiness } from "../src/platform/Readiness.js"
 
 const ready = HttpServerResponse.unsafeJson({ status: "ready" })
 const unavailable = HttpServerResponse.unsafeJson({ status: "unavailable" }, { status: 503 })

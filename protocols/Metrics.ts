@@ -21,8 +21,8 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client"
 import { Unauthorized } from "../schema/Errors.js"
-import type { PoolStats } from "../src/DatabasePool.js"
-import type { UsageBacklog } from "../src/Usage.js"
+import type { PoolStats } from "../src/platform/db/DatabasePool.js"
+import type { UsageBacklog } from "../src/usage/Usage.js"
 
 export const METRICS_PATH = "/metrics"
 

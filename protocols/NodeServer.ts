@@ -4,7 +4,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { AppConfig, integerIn } from "../src/Config.js"
+import { AppConfig, integerIn } from "../src/platform/Config.js"
 import { REQUEST_ID_HEADER, requestIdFrom } from "./RequestId.js"
 import { bodyCapOf, declaresBody } from "./rest/Body.js"
 

@@ -1,6 +1,6 @@
 /**
  * The whole gateway in the bench's own process on 127.0.0.1:<free port>, as
- * test/layers.ts starts it for the tests (without vitest), on the store the
+ * test/support/layers.ts starts it for the tests (without vitest), on the store the
  * bench is given: PostgreSQL with BENCH_DATABASE_URL (a server URL: a fresh
  * database is made, and dropped after), else the embedded store in a
  * temporary directory.
@@ -18,8 +18,8 @@ import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import { gatewayLayer } from "../../app/Gateway.js"
-import { environment } from "../../src/Config.js"
-import * as Database from "../../src/storage/Database.js"
+import { environment } from "../../src/platform/Config.js"
+import * as Database from "../../src/platform/db/Database.js"
 import { createDatabase } from "./db.js"
 
 export const ADMIN_TOKEN = "bench-admin-token-0123456789abcdefghij"

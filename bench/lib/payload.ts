@@ -136,7 +136,7 @@ const [REPORT_HEAD, REPORT_TAIL] = (() => {
 export const runReportBody = (threadId: string): string => `${REPORT_HEAD}${threadId}${REPORT_TAIL}`
 export const RUN_REPORT_BYTES = runReportBody(THREAD_PLACEHOLDER).length
 
-/** What the gateway stores in `runs.detail` for that report (src/Runs.ts builds it in this order). */
+/** What the gateway stores in `runs.detail` for that report (src/runs/Runs.ts builds it in this order). */
 export const runDetailJson = (): string => {
   const report = runReport(THREAD_PLACEHOLDER)
   return JSON.stringify({

@@ -29,10 +29,10 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { ApiKeysRepo } from "../../src/storage/ApiKeysRepo.js"
-import { MessagesRepo } from "../../src/storage/MessagesRepo.js"
-import { RunsRepo } from "../../src/storage/RunsRepo.js"
-import { ThreadsRepo } from "../../src/storage/ThreadsRepo.js"
+import { ApiKeysRepo } from "../../src/auth/ApiKeysRepo.js"
+import { RunsRepo } from "../../src/runs/RunsRepo.js"
+import { MessagesRepo } from "../../src/threads/MessagesRepo.js"
+import { ThreadsRepo } from "../../src/threads/ThreadsRepo.js"
 import {
   type Captured,
   type CapturedStatement,

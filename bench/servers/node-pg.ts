@@ -23,7 +23,7 @@
 import { createHash, randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
-import { indexText, messageText } from "../../src/SearchText.js"
+import { indexText, messageText } from "../../src/search/SearchText.js"
 import { bindRoute, readCaptured } from "../lib/captured.js"
 
 const captured = readCaptured(process.env.BENCH_STATEMENTS)
@@ -110,7 +110,7 @@ const MESSAGE_MAX_BODY = 128 * 1024
 const CONTENT_MAX_BYTES = 64 * 1024
 const KEY_PATTERN = /^sk_[A-Za-z0-9_-]{32,128}$/
 
-// ---- ids: prefixed, monotonic ULIDs like src/Ids.ts ----
+// ---- ids: prefixed, monotonic ULIDs like src/platform/Ids.ts ----
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 let lastTime = -1
 const lastRandom = new Uint8Array(10)
@@ -313,7 +313,7 @@ const appendMessage = async (request: IncomingMessage, response: ServerResponse,
       "message.parentId": parentId,
       "message.format": format,
       "message.contentJson": contentJson,
-      // What the gateway indexes for search (src/SearchText.ts), made the same way.
+      // What the gateway indexes for search (src/search/SearchText.ts), made the same way.
       "message.searchText": indexText(messageText(format, body.content))
     })
   )

@@ -11,7 +11,7 @@
  *
  * With BASELINE_ROWS=all (the default) it writes the same rows as the
  * gateway in that one statement: the spans with the convention and role
- * recognised in each (src/GenAiSpans.ts's own `recognise`), one `traces` row
+ * recognised in each (src/traces/GenAiSpans.ts's own `recognise`), one `traces` row
  * per trace (name, service, times, counts), and one `runs` row per model-call
  * span made by the gateway's own `deriveRun`. With BASELINE_ROWS=spans it
  * writes the span rows only.
@@ -30,9 +30,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import pg from "pg"
 import { decodeExport } from "../../protocols/otlp/Decode.js"
 import { ExportTraceServiceRequest } from "../../protocols/otlp/Proto.js"
-import { deriveRun, recognise } from "../../src/GenAiSpans.js"
-import { newId, ulid } from "../../src/Ids.js"
-import type { SpanInput } from "../../src/SpanModel.js"
+import { newId, ulid } from "../../src/platform/Ids.js"
+import { deriveRun, recognise } from "../../src/traces/GenAiSpans.js"
+import type { SpanInput } from "../../src/traces/SpanModel.js"
 
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,

@@ -11,7 +11,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { type AlertFiring, type AlertRule, AlertRuleInput, PLAIN_METRICS } from "../../schema/Alerts.js"
 import { InvalidRequest, Issue } from "../../schema/Errors.js"
-import { Alerts } from "../../src/Alerts.js"
+import { Alerts } from "../../src/alerts/Alerts.js"
 import { print } from "./Output.js"
 
 const projectId = Options.text("project").pipe(Options.withDescription("project id"))

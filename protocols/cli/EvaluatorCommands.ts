@@ -11,7 +11,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidRequest, Issue } from "../../schema/Errors.js"
 import { type Evaluator, EvaluatorInput } from "../../schema/Evaluator.js"
-import { Evaluators } from "../../src/Evaluators.js"
+import { Evaluators } from "../../src/evaluators/Evaluators.js"
 import { print } from "./Output.js"
 
 const projectId = Options.text("project").pipe(Options.withDescription("project id"))

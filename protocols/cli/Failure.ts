@@ -10,7 +10,7 @@ import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { InvalidRequest, NotFound } from "../../schema/Errors.js"
-import { isStoreUnavailable } from "../../src/Defects.js"
+import { isStoreUnavailable } from "../../src/platform/Defects.js"
 import { plainText } from "./Output.js"
 
 export const ExitCode = {

@@ -7,9 +7,9 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import { RETENTION_PRESETS_DAYS } from "../../schema/Settings.js"
-import { Jobs } from "../../src/jobs/Jobs.js"
-import { ProjectSettings } from "../../src/ProjectSettings.js"
-import { Retention } from "../../src/Retention.js"
+import { Jobs } from "../../src/platform/jobs/Jobs.js"
+import { ProjectSettings } from "../../src/projects/ProjectSettings.js"
+import { Retention } from "../../src/retention/Retention.js"
 import { print } from "./Output.js"
 
 const projectId = Options.text("project").pipe(Options.withDescription("project id"))

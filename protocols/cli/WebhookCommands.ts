@@ -10,7 +10,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidRequest, Issue } from "../../schema/Errors.js"
 import { CreateWebhook, type Delivery, WEBHOOK_EVENTS } from "../../schema/Webhooks.js"
-import { Webhooks } from "../../src/Webhooks.js"
+import { Webhooks } from "../../src/webhooks/Webhooks.js"
 import { print } from "./Output.js"
 
 const projectId = Options.text("project").pipe(Options.withDescription("project id"))

@@ -1,6 +1,6 @@
 /**
  * OTLP trace exports, protobuf or JSON, into the spans the use cases take
- * (src/SpanModel.ts). Both encodings arrive as objects of one shape (Proto.ts
+ * (src/traces/SpanModel.ts). Both encodings arrive as objects of one shape (Proto.ts
  * declares lowerCamelCase field names); they differ in ids (bytes or hex),
  * 64-bit integers (Long or string/number) and defaults (protobuf leaves unset
  * fields on the prototype). OTLP/JSON may name fields in lowerCamelCase or by
@@ -15,8 +15,8 @@
 
 import { toStorableText } from "../../schema/Text.js"
 import { INT64_MAX } from "../../schema/Trace.js"
-import type { Attributes, AttributeValue, SpanInput } from "../../src/SpanModel.js"
-import type { DecodedExport } from "../../src/Traces.js"
+import type { Attributes, AttributeValue, SpanInput } from "../../src/traces/SpanModel.js"
+import type { DecodedExport } from "../../src/traces/Traces.js"
 
 export class DecodeFailure extends Error {}
 

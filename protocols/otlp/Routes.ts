@@ -3,7 +3,7 @@
  * is the transport only, as the Collector's otlpreceiver keeps it: the API
  * key, media types (JSON in UTF-8 only), gzip, the 4 MB caps before and after inflating, the
  * status table and the answer in the request's encoding. What is kept and
- * what becomes a run is src/Traces.ts's business.
+ * what becomes a run is src/traces/Traces.ts's business.
  *
  * Status table: 200 with ExportTraceServiceResponse (partial_success when
  * spans were refused); 400 a body that does not decode; 401 no valid API
@@ -24,8 +24,8 @@ import * as Layer from "effect/Layer"
 import { Limits } from "../../schema/Limits.js"
 import { TRACES_PATH } from "../../schema/Trace.js"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
-import { errorCode } from "../../src/ErrorCode.js"
-import { type DecodedExport, type ExportOutcome, Traces } from "../../src/Traces.js"
+import { errorCode } from "../../src/platform/ErrorCode.js"
+import { type DecodedExport, type ExportOutcome, Traces } from "../../src/traces/Traces.js"
 import { bearerOf } from "../rest/Auth.js"
 import { DecodeFailure, decodeExport } from "./Decode.js"
 import { ExportTraceServiceRequest, ExportTraceServiceResponse, RpcStatus } from "./Proto.js"
@@ -199,7 +199,7 @@ const handler = (keys: ApiKeys, traces: Traces) =>
         { connection: "close" }
       )
     }
-    // Decoded when the receiver has room for it (src/Traces.ts): what a body costs once decoded is bounded there.
+    // Decoded when the receiver has room for it (src/traces/Traces.ts): what a body costs once decoded is bounded there.
     const decoded = Effect.try({
       try: () => decode(body.bytes, encoding),
       catch: (error) =>

@@ -3,9 +3,9 @@ import * as Effect from "effect/Effect"
 import { Api } from "../../schema/Api.js"
 import { notFound } from "../../schema/Errors.js"
 import { Issuers } from "../../src/auth/Issuers.js"
-import { orNotFound } from "../../src/Found.js"
-import { Origins } from "../../src/Origins.js"
-import { ProjectAdmin } from "../../src/ProjectAdmin.js"
+import { orNotFound } from "../../src/platform/Found.js"
+import { Origins } from "../../src/projects/Origins.js"
+import { ProjectAdmin } from "../../src/projects/ProjectAdmin.js"
 
 export const AdminLive = HttpApiBuilder.group(Api, "admin", (handlers) =>
   Effect.gen(function* () {

@@ -1,7 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { Api } from "../../schema/Api.js"
-import { Alerts } from "../../src/Alerts.js"
+import { Alerts } from "../../src/alerts/Alerts.js"
 
 export const AlertsLive = HttpApiBuilder.group(Api, "alerts", (handlers) =>
   Effect.gen(function* () {

@@ -14,8 +14,8 @@ import { Issuers } from "../../src/auth/Issuers.js"
 import { ANONYMOUS_ID_PREFIX, isAnonymousId } from "../../src/auth/Principals.js"
 import { sameSecret } from "../../src/auth/Secrets.js"
 import { Tokens } from "../../src/auth/Tokens.js"
-import { AppConfig } from "../../src/Config.js"
-import { SdkClients } from "../../src/SdkClients.js"
+import { AppConfig } from "../../src/platform/Config.js"
+import { SdkClients } from "../../src/projects/SdkClients.js"
 import { FrontendProject } from "./Frontend.js"
 
 const unauthorized = (message: string) => Effect.fail(new Unauthorized({ message }))

@@ -1,8 +1,8 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { Api } from "../../schema/Api.js"
-import { Erasure } from "../../src/Erasure.js"
-import { Usage } from "../../src/Usage.js"
+import { Erasure } from "../../src/erasure/Erasure.js"
+import { Usage } from "../../src/usage/Usage.js"
 
 /** Who asks through the admin API: the holder of ADMIN_TOKEN (the only admin identity there is). */
 export const ADMIN_API_REQUESTER = "admin-api"

@@ -1,7 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { Api } from "../../schema/Api.js"
-import { Evaluators } from "../../src/Evaluators.js"
+import { Evaluators } from "../../src/evaluators/Evaluators.js"
 
 export const EvaluatorsLive = HttpApiBuilder.group(Api, "evaluators", (handlers) =>
   Effect.gen(function* () {

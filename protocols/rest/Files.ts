@@ -2,7 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { Caller } from "../../schema/Api/Security.js"
 import { Api } from "../../schema/Api.js"
-import { Files } from "../../src/Files.js"
+import { Files } from "../../src/files/Files.js"
 
 export const FilesLive = HttpApiBuilder.group(Api, "files", (handlers) =>
   Effect.gen(function* () {

@@ -22,8 +22,8 @@ import {
   Unavailable,
   UnsupportedMediaType
 } from "../../schema/Errors.js"
-import { isStoreUnavailable, isUnstorableValue } from "../../src/Defects.js"
-import { Origins } from "../../src/Origins.js"
+import { isStoreUnavailable, isUnstorableValue } from "../../src/platform/Defects.js"
+import { Origins } from "../../src/projects/Origins.js"
 import { declaresBody, JsonBodyError, MAX_BYTES_EXCEEDED, recordBodyCap, withBodyRules } from "./Body.js"
 import { FrontendProject, splitFrontendUrl } from "./Frontend.js"
 import type { RouteRules, RouteTable } from "./RouteTable.js"

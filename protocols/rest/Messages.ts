@@ -5,7 +5,7 @@ import { Caller } from "../../schema/Api/Security.js"
 import { Api } from "../../schema/Api.js"
 import type { DeleteMessages } from "../../schema/Message.js"
 import type { ThreadPath } from "../../schema/Thread.js"
-import { type MessageJson, Messages } from "../../src/Messages.js"
+import { type MessageJson, Messages } from "../../src/threads/Messages.js"
 
 /** A JSON answer written as is: text the database made, spliced (the route's schema gives its shape). */
 export const rawJson = (body: string): HttpServerResponse.HttpServerResponse =>

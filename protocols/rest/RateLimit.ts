@@ -1,7 +1,7 @@
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import { RateLimited } from "../../schema/Errors.js"
-import { RateLimitExceeded } from "../../src/RateLimiter.js"
+import { RateLimitExceeded } from "../../src/platform/RateLimiter.js"
 
 /** 429 `rate_limited` with Retry-After and the RateLimit headers (IETF draft). */
 export const rateLimited = (exceeded: RateLimitExceeded) =>

@@ -2,7 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { Caller } from "../../schema/Api/Security.js"
 import { Api } from "../../schema/Api.js"
-import { Runs } from "../../src/Runs.js"
+import { Runs } from "../../src/runs/Runs.js"
 
 export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
   Effect.gen(function* () {

@@ -1,9 +1,9 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { Api } from "../../schema/Api.js"
-import { Jobs } from "../../src/jobs/Jobs.js"
-import { ProjectSettings } from "../../src/ProjectSettings.js"
-import { Retention } from "../../src/Retention.js"
+import { Jobs } from "../../src/platform/jobs/Jobs.js"
+import { ProjectSettings } from "../../src/projects/ProjectSettings.js"
+import { Retention } from "../../src/retention/Retention.js"
 
 export const SettingsLive = HttpApiBuilder.group(Api, "settings", (handlers) =>
   Effect.gen(function* () {

@@ -3,8 +3,8 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import { Caller } from "../../schema/Api/Security.js"
 import { Api } from "../../schema/Api.js"
-import { Search } from "../../src/Search.js"
-import { Threads } from "../../src/Threads.js"
+import { Search } from "../../src/search/Search.js"
+import { Threads } from "../../src/threads/Threads.js"
 import { rawJson } from "./Messages.js"
 
 export const ThreadsLive = HttpApiBuilder.group(Api, "threads", (handlers) =>

@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { Caller } from "../../schema/Api/Security.js"
 import { Api } from "../../schema/Api.js"
-import { Titles } from "../../src/Titles.js"
+import { Titles } from "../../src/titles/Titles.js"
 
 export const TitlesLive = HttpApiBuilder.group(Api, "titles", (handlers) =>
   Effect.gen(function* () {

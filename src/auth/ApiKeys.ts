@@ -1,11 +1,11 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { AppConfig } from "../Config.js"
-import { orNotFound } from "../Found.js"
-import { newId } from "../Ids.js"
-import { type ApiKeyRow, ApiKeysRepo } from "../storage/ApiKeysRepo.js"
-import { fn } from "../Traced.js"
-import { TtlCache } from "../TtlCache.js"
+import { AppConfig } from "../platform/Config.js"
+import { orNotFound } from "../platform/Found.js"
+import { newId } from "../platform/Ids.js"
+import { TtlCache } from "../platform/TtlCache.js"
+import { fn } from "../platform/telemetry/Traced.js"
+import { type ApiKeyRow, ApiKeysRepo } from "./ApiKeysRepo.js"
 import { hashSecret, newSecret } from "./Secrets.js"
 
 const PREFIX_LENGTH = 11

@@ -5,7 +5,7 @@
  * may act as a user or workspace with that prefix. Without this, an external
  * token whose `sub` was an anonymous user's id got that user's threads.
  */
-import { ulid } from "../Ids.js"
+import { ulid } from "../platform/Ids.js"
 
 export const ANONYMOUS_ID_PREFIX = "anon_"
 

@@ -2,9 +2,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from "jose"
-import { ulid } from "../Ids.js"
-import { type SigningKeyRow, SigningKeysRepo } from "../storage/SigningKeysRepo.js"
+import { ulid } from "../platform/Ids.js"
 import { SigningKeysConfig } from "./SigningKeysConfig.js"
+import { type SigningKeyRow, SigningKeysRepo } from "./SigningKeysRepo.js"
 
 const ALG = "ES256"
 

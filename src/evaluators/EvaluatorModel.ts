@@ -12,7 +12,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { AppConfig } from "../Config.js"
+import { AppConfig } from "../platform/Config.js"
 
 export class EvaluatorModelFailed extends Data.TaggedError("EvaluatorModelFailed")<{ readonly reason: string }> {}
 

@@ -8,7 +8,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { root } from "../process.js"
+import { root } from "../support/process.js"
 
 const copy = fs.mkdtempSync(path.join(os.tmpdir(), "svc-build-"))
 afterAll(() => fs.rmSync(copy, { recursive: true, force: true }))

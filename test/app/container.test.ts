@@ -13,8 +13,8 @@ import { Ajv2019 } from "ajv/dist/2019.js"
 import { validate as lintDockerfile } from "dockerfile-utils"
 import { afterAll, describe, expect, it } from "vitest"
 import { parse as parseYaml } from "yaml"
-import { call } from "../layers.js"
-import { root, watchOutput } from "../process.js"
+import { call } from "../support/layers.js"
+import { root, watchOutput } from "../support/process.js"
 
 const dockerfile = fs.readFileSync(path.join(root, "Dockerfile"), "utf8")
 const composeSchema = JSON.parse(

@@ -9,8 +9,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { call } from "../layers.js"
-import { root, watchOutput } from "../process.js"
+import { call } from "../support/layers.js"
+import { root, watchOutput } from "../support/process.js"
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-signals-"))
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }))

@@ -13,10 +13,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { afterAll, describe, expect, it } from "vitest"
 import { AllSettings, describeStartupFailure } from "../../app/Startup.js"
-import { environment } from "../../src/Config.js"
-import { runGatewayToExit, spawnGateway } from "../process.js"
+import { environment } from "../../src/platform/Config.js"
+import { runGatewayToExit, spawnGateway } from "../support/process.js"
 
-/** The settings read as the gateway reads its environment (src/Config.ts `environment`: empty is unset). */
+/** The settings read as the gateway reads its environment (src/platform/Config.ts `environment`: empty is unset). */
 const settingsError = (env: Record<string, string>) => {
   const result = Effect.runSync(Effect.either(Effect.withConfigProvider(AllSettings, environment(env))))
   return Either.isLeft(result) ? describeStartupFailure(Cause.fail(result.left)) : undefined

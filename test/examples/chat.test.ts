@@ -10,8 +10,8 @@
  */
 import { spawn } from "node:child_process"
 import { describe, expect, it } from "vitest"
-import { asUser, clientStores, createProject } from "../layers.js"
 import { eventsOf, expectSdkClients, useSdkGateway } from "../sdk/gateway-helpers.js"
+import { asUser, clientStores, createProject } from "../support/layers.js"
 
 const ROOT = new URL("../../", import.meta.url).pathname
 

@@ -39,7 +39,7 @@ import {
 import { aiSDKV6FormatAdapter, extractAISDKRunTelemetry } from "svc-client/ai-sdk"
 import { beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
-import { clientStores } from "../layers.js"
+import { clientStores } from "../support/layers.js"
 import {
   apiKeyConfig,
   clientsByMode,

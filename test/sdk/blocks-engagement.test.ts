@@ -9,7 +9,7 @@
  */
 import { AssistantCloud, CloudEngagementReporter, type EngagementIdResolver } from "svc-client"
 import { beforeAll, describe, expect, it } from "vitest"
-import { clientStores } from "../layers.js"
+import { clientStores } from "../support/layers.js"
 import {
   clientsByMode,
   content,

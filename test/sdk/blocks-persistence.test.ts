@@ -15,7 +15,7 @@ import {
   type MessageFormatAdapter
 } from "svc-client"
 import { beforeAll, describe, expect, it, vi } from "vitest"
-import { clientStores } from "../layers.js"
+import { clientStores } from "../support/layers.js"
 import { clientsByMode, idsOf, MODES, type Mode, makeFixture, useSdkGateway } from "./gateway-helpers.js"
 
 /** A chat message of the test app; stored as JSON `{ role, text }` in the format "test-json/v1". */

@@ -19,7 +19,7 @@ import {
 } from "svc-client"
 import { beforeAll, describe, expect, it } from "vitest"
 import { Limits } from "../../schema/Limits.js"
-import { clientStores } from "../layers.js"
+import { clientStores } from "../support/layers.js"
 import {
   apiError,
   apiKeyConfig,

@@ -22,7 +22,7 @@ import {
   withAssistantCloudTraceMetadata
 } from "svc-client/telemetry"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { clientStores } from "../layers.js"
+import { clientStores } from "../support/layers.js"
 import { apiError, apiKeyConfig, type Fixture, makeFixture, useSdkGateway } from "./gateway-helpers.js"
 
 const usage = (input: number, output: number) => ({

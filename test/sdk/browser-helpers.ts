@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import * as esbuild from "esbuild"
 import { type Browser, type CDPSession, chromium, type Page } from "playwright-core"
-import { admin, type Gateway } from "../layers.js"
+import { admin, type Gateway } from "../support/layers.js"
 
 /** Where Debian's package puts the browser (.ci/run installs it). */
 export const CHROMIUM = "/usr/bin/chromium"

@@ -13,7 +13,7 @@
  */
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { pglite, useGateway } from "../layers.js"
+import { pglite, useGateway } from "../support/layers.js"
 import {
   browserProject,
   browserSupport,

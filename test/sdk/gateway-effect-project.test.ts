@@ -21,7 +21,7 @@ import {
   type SvcClientService
 } from "svc-client/effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { clientStores } from "../layers.js"
+import { clientStores } from "../support/layers.js"
 import {
   anonymousConfig,
   apiKeyConfig,

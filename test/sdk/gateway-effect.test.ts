@@ -17,7 +17,7 @@ import * as Stream from "effect/Stream"
 import { CloudAPIError, SvcClient, type SvcClientService } from "svc-client/effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SDK_NAME, SDK_VERSION } from "../../sdk/core/version.js"
-import { clientStores } from "../layers.js"
+import { clientStores } from "../support/layers.js"
 import {
   anonymousConfig,
   apiKeyConfig,

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AssistantCloud, type AssistantCloudConfig, CloudAPIError } from "svc-client"
 import { afterAll, expect } from "vitest"
-import { createProject, type Gateway, type StoreUnderTest, useGateway } from "../layers.js"
-import { exportOf, jsonSpan, postJson, traceIdOf } from "../protocols/traces/otlp.js"
+import { exportOf, jsonSpan, postJson, traceIdOf } from "../protocols/otlp/otlp.js"
+import { createProject, type Gateway, type StoreUnderTest, useGateway } from "../support/layers.js"
 
 /** The public URL the gateway signs attachment URLs for; the tests reach the same paths on its own port. */
 export const PUBLIC_URL = "https://gateway.example.test"

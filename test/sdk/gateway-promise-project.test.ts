@@ -9,7 +9,7 @@
  */
 import { AssistantCloud, readAnonymousRefreshToken } from "svc-client"
 import { beforeAll, describe, expect, it } from "vitest"
-import { clientStores } from "../layers.js"
+import { clientStores } from "../support/layers.js"
 import {
   anonymousConfig,
   apiError,

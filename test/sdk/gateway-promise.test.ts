@@ -11,7 +11,7 @@
 import { AssistantCloud, generateThreadTitle } from "svc-client"
 import { beforeAll, describe, expect, it } from "vitest"
 import { SDK_NAME, SDK_VERSION } from "../../sdk/core/version.js"
-import { clientStores } from "../layers.js"
+import { clientStores } from "../support/layers.js"
 import {
   apiError,
   clientsByMode,

@@ -11,8 +11,8 @@ import * as path from "node:path"
 import { promisify } from "node:util"
 import * as esbuild from "esbuild"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createProject, pglite, useGateway } from "../layers.js"
-import { root } from "../process.js"
+import { createProject, pglite, useGateway } from "../support/layers.js"
+import { root } from "../support/process.js"
 
 const sdk = path.join(root, "sdk")
 const consumer = fs.mkdtempSync(path.join(os.tmpdir(), "svc-client-consumer-"))

@@ -11,8 +11,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { call, freshPostgresDatabase, NOW, stores } from "../../layers.js"
-import { spawnGateway } from "../../process.js"
+import { call, freshPostgresDatabase, NOW, stores } from "../../support/layers.js"
+import { spawnGateway } from "../../support/process.js"
 
 const ADMIN = "mcp-memory-admin-token-0123456789abcdef"
 /** What either load may add to the gateway's resident set, at most (MB). */

@@ -1,5 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { ADMIN_TOKEN, admin, asUser, call, createProject, type Gateway, NOW, stores, useGateway } from "../../layers.js"
+import {
+  ADMIN_TOKEN,
+  admin,
+  asUser,
+  call,
+  createProject,
+  type Gateway,
+  NOW,
+  stores,
+  useGateway
+} from "../../support/layers.js"
 import { expectError } from "./helpers.js"
 
 describe.each(stores)("admin API and API keys ($name)", (storeUnderTest) => {

@@ -8,7 +8,7 @@
  * failing receiver. The `alerts` and `webhooks` jobs are run on demand.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, asUser, createProject, stores, useGateway } from "../../layers.js"
+import { admin, asUser, createProject, stores, useGateway } from "../../support/layers.js"
 import { expectError, newMessage, newThread, runJob as runJobOnce } from "./helpers.js"
 import { type Receiver, startReceiver, verifySignature } from "./webhook-receiver.js"
 

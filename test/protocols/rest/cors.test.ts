@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { admin, asUser, call, createProject, stores, useGateway } from "../../layers.js"
+import { admin, asUser, call, createProject, stores, useGateway } from "../../support/layers.js"
 import { expectError } from "./helpers.js"
 
 const APP = "https://app.example.com"

@@ -29,8 +29,8 @@ import {
   stores,
   type UserClient,
   useGateway
-} from "../../layers.js"
-import { exportOf, jsonSpan, postJson, traceIdOf } from "../traces/otlp.js"
+} from "../../support/layers.js"
+import { exportOf, jsonSpan, postJson, traceIdOf } from "../otlp/otlp.js"
 import { expectUpload, put, UPLOAD } from "./files-helpers.js"
 import { asAnonymous, asProject, expectError, newMessage, newThread, runJob } from "./helpers.js"
 import { useS3rver } from "./s3rver.js"

@@ -10,7 +10,7 @@ import {
   stores,
   type UserClient,
   useGateway
-} from "../../layers.js"
+} from "../../support/layers.js"
 import { expectError, expectNoContent, listMessages, newMessage, newThread, rawRequest } from "./helpers.js"
 
 const MESSAGE_ROUTE_CAP = 128 * 1024

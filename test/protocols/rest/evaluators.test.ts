@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MODEL_ANSWER_MAX_BYTES } from "../../../src/evaluators/ModelClassifier.js"
 import { sampled } from "../../../src/evaluators/Rules.js"
-import { admin, asUser, createProject, type Gateway, stores, useGateway } from "../../layers.js"
+import { admin, asUser, createProject, type Gateway, stores, useGateway } from "../../support/layers.js"
 import { asProject, expectError, newMessage, newThread, runJob as runJobOnce } from "./helpers.js"
 import { responseObject } from "./openai-response.js"
 

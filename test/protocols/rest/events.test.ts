@@ -5,7 +5,7 @@
  * through the usage figures (events counts stored events).
  */
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../layers.js"
+import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
 import { asAnonymous, asJwtUser, asProject, expectError, inBatches, newMessage, newThread } from "./helpers.js"
 
 const x = (n: number) => "x".repeat(n)

@@ -5,7 +5,7 @@
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3"
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner"
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, pglite, stores, type UserClient, useGateway } from "../../layers.js"
+import { asUser, call, createProject, pglite, stores, type UserClient, useGateway } from "../../support/layers.js"
 import {
   binary,
   CAP,

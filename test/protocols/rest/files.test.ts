@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { signBlobRequest } from "../../../src/blobs/Local.js"
-import { workspaceSegment } from "../../../src/Files.js"
+import { workspaceSegment } from "../../../src/files/Files.js"
+import { signBlobRequest } from "../../../src/platform/blobs/Local.js"
 import {
   admin,
   asUser,
@@ -13,7 +13,7 @@ import {
   stores,
   type UserClient,
   useGateway
-} from "../../layers.js"
+} from "../../support/layers.js"
 import {
   binary,
   CAP,

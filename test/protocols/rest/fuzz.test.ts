@@ -22,7 +22,7 @@ import {
   stores,
   type UserClient,
   useGateway
-} from "../../layers.js"
+} from "../../support/layers.js"
 import {
   bodyCases,
   type Fixtures,

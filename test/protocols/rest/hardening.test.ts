@@ -13,7 +13,7 @@ import {
   stores,
   type UserClient,
   useGateway
-} from "../../layers.js"
+} from "../../support/layers.js"
 import { asProject, newThread } from "./helpers.js"
 import { type Ending, floodChunked, openWire, requestHead, sleep, type Wire, within, zerosChunk } from "./wire.js"
 

@@ -4,7 +4,16 @@
  */
 import { request } from "node:http"
 import { expect } from "vitest"
-import { admin, asUser, type CallOptions, call, type Gateway, NOW, type Reply, type UserClient } from "../../layers.js"
+import {
+  admin,
+  asUser,
+  type CallOptions,
+  call,
+  type Gateway,
+  NOW,
+  type Reply,
+  type UserClient
+} from "../../support/layers.js"
 
 /** ISO 8601 UTC with milliseconds (decisions.md §1). */
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/

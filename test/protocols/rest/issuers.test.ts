@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, call, createProject, NOW, stores, useGateway } from "../../layers.js"
+import { admin, call, createProject, NOW, stores, useGateway } from "../../support/layers.js"
 import { asAnonymous, expectError } from "./helpers.js"
 
 const ISSUER = "https://idp.example.test"

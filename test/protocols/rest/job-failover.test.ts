@@ -6,12 +6,12 @@
  * mid-pass, it leaves the job to the other within the lease (30 s,
  * docs/decisions.md "Jobs and retention") and one poll interval. Real time:
  * a killed process cannot be put on a test clock. The runner's lease on the
- * test clock, on both stores: test/src/job-leases.test.ts.
+ * test clock, on both stores: test/unit/platform/job-leases.test.ts.
  */
 import pg from "pg"
 import { describe, expect, it } from "vitest"
-import { ADMIN_TOKEN, call, freshPostgresDatabase } from "../../layers.js"
-import { type RunningGateway, spawnGateway } from "../../process.js"
+import { ADMIN_TOKEN, call, freshPostgresDatabase } from "../../support/layers.js"
+import { type RunningGateway, spawnGateway } from "../../support/process.js"
 import { startReceiver } from "./webhook-receiver.js"
 
 /** The bound the decision states, the poll interval the gateways run with, and room for a loaded 2-core machine. */

@@ -1,6 +1,15 @@
 import { generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from "jose"
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, NOW, type Reply, stores, type UserClient, useGateway } from "../../layers.js"
+import {
+  asUser,
+  call,
+  createProject,
+  NOW,
+  type Reply,
+  stores,
+  type UserClient,
+  useGateway
+} from "../../support/layers.js"
 import { expectError } from "./helpers.js"
 
 const PUBLIC_URL = "https://svc.example.test"

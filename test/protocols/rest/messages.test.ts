@@ -1,7 +1,7 @@
 import * as Redacted from "effect/Redacted"
 import pg from "pg"
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, type Gateway, stores, type UserClient, useGateway } from "../../layers.js"
+import { asUser, createProject, type Gateway, stores, type UserClient, useGateway } from "../../support/layers.js"
 import {
   asJwtUser,
   asProject,

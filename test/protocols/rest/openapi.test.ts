@@ -8,7 +8,7 @@
 import { createConfig, lintFromString } from "@redocly/openapi-core"
 import { beforeAll, describe, expect, it } from "vitest"
 import { Limits } from "../../../schema/Limits.js"
-import { ADMIN_TOKEN, asUser, call, createProject, type Reply, stores, useGateway } from "../../layers.js"
+import { ADMIN_TOKEN, asUser, call, createProject, type Reply, stores, useGateway } from "../../support/layers.js"
 
 interface Parameter {
   readonly name: string

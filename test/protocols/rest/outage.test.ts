@@ -7,9 +7,17 @@
 import * as net from "node:net"
 import * as Redacted from "effect/Redacted"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, freshPostgresDatabase, type Gateway, NOW, startGateway } from "../../layers.js"
-import { spawnGateway } from "../../process.js"
-import { freePort, startTcpProxy, type TcpProxy } from "../../tcp-proxy.js"
+import {
+  asUser,
+  call,
+  createProject,
+  freshPostgresDatabase,
+  type Gateway,
+  NOW,
+  startGateway
+} from "../../support/layers.js"
+import { spawnGateway } from "../../support/process.js"
+import { freePort, startTcpProxy, type TcpProxy } from "../../support/tcp-proxy.js"
 
 const baseUrl = process.env.TEST_DATABASE_URL
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, type Gateway, NOW, stores, type UserClient, useGateway } from "../../layers.js"
+import { asUser, createProject, type Gateway, NOW, stores, type UserClient, useGateway } from "../../support/layers.js"
 import { expectError, expectNoContent, inBatches, listMessages, newMessage, newThread } from "./helpers.js"
 
 interface ThreadRow {

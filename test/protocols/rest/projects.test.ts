@@ -7,7 +7,7 @@
 import * as Schema from "effect/Schema"
 import { beforeAll, describe, expect, it } from "vitest"
 import { RunList } from "../../../schema/Run.js"
-import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../layers.js"
+import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
 import {
   asAnonymous,
   asFrontend,

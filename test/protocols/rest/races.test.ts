@@ -3,9 +3,17 @@ import * as path from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import * as Redacted from "effect/Redacted"
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, type Gateway, type Reply, stores, type UserClient, useGateway } from "../../layers.js"
-import { root, watchOutput } from "../../process.js"
-import { freePort } from "../../tcp-proxy.js"
+import {
+  asUser,
+  createProject,
+  type Gateway,
+  type Reply,
+  stores,
+  type UserClient,
+  useGateway
+} from "../../support/layers.js"
+import { root, watchOutput } from "../../support/process.js"
+import { freePort } from "../../support/tcp-proxy.js"
 import { listMessages, newMessage, newThread } from "./helpers.js"
 
 /**

@@ -1,5 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { call, createProject, type Gateway, type Reply, startGateway, stores, useGateway } from "../../layers.js"
+import {
+  call,
+  createProject,
+  type Gateway,
+  type Reply,
+  startGateway,
+  stores,
+  useGateway
+} from "../../support/layers.js"
 
 const anonymousFrom = (gateway: Gateway, projectId: string, client: string) =>
   call(gateway.baseUrl, "POST", `/p/${projectId}/v1/auth/tokens/anonymous`, {

@@ -9,7 +9,7 @@ import { join } from "node:path"
 import * as Redacted from "effect/Redacted"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ExampleIds } from "../../../schema/Examples.js"
-import type { StoreKind } from "../../../src/storage/Database.js"
+import type { StoreKind } from "../../../src/platform/db/Database.js"
 import {
   admin,
   asUser,
@@ -21,8 +21,8 @@ import {
   stores,
   type UserClient,
   useGateway
-} from "../../layers.js"
-import { exportOf, jsonSpan, postJson, traceIdOf } from "../traces/otlp.js"
+} from "../../support/layers.js"
+import { exportOf, jsonSpan, postJson, traceIdOf } from "../otlp/otlp.js"
 import { expectUpload, put, UPLOAD } from "./files-helpers.js"
 import { expectError, inBatches, newMessage, newThread, runJob as runJobOnce } from "./helpers.js"
 import { useS3rver } from "./s3rver.js"

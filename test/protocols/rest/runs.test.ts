@@ -4,7 +4,7 @@
  * and the 4 MiB body cap. Stored runs are read back through the project API.
  */
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../layers.js"
+import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
 import { asAnonymous, asJwtUser, asProject, expectError, inBatches, newThread, rawRequest } from "./helpers.js"
 
 const x = (n: number) => "x".repeat(n)

@@ -3,7 +3,7 @@
  * limits, targets in the caller's workspace, and the three caller modes.
  */
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../layers.js"
+import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
 import { asAnonymous, asJwtUser, asProject, expectError, newMessage, newThread } from "./helpers.js"
 
 const x = (n: number) => "x".repeat(n)

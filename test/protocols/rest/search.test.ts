@@ -6,7 +6,7 @@
  * deletions reflected; other workspaces and projects never returned.
  */
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, type Reply, stores, useGateway } from "../../layers.js"
+import { asUser, call, createProject, type Reply, stores, useGateway } from "../../support/layers.js"
 import { asAnonymous, asJwtUser } from "./helpers.js"
 
 interface Hit {

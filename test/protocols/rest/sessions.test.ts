@@ -1,6 +1,15 @@
 import { decodeJwt } from "jose"
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, NOW, type Reply, stores, type UserClient, useGateway } from "../../layers.js"
+import {
+  asUser,
+  call,
+  createProject,
+  NOW,
+  type Reply,
+  stores,
+  type UserClient,
+  useGateway
+} from "../../support/layers.js"
 import { expectError } from "./helpers.js"
 
 describe.each(stores)("anonymous sessions and claim ($name)", (storeUnderTest) => {

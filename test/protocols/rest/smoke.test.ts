@@ -1,7 +1,7 @@
 import * as Schema from "effect/Schema"
 import { beforeAll, describe, expect, it } from "vitest"
 import { MessageList } from "../../../schema/Message.js"
-import { asUser, call, createProject, NOW, stores, type UserClient, useGateway } from "../../layers.js"
+import { asUser, call, createProject, NOW, stores, type UserClient, useGateway } from "../../support/layers.js"
 
 describe.each(stores)("smoke ($name)", (storeUnderTest) => {
   const gateway = useGateway(storeUnderTest)

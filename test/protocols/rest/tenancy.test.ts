@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, type Gateway, stores, type UserClient, useGateway } from "../../layers.js"
+import { asUser, createProject, type Gateway, stores, type UserClient, useGateway } from "../../support/layers.js"
 import { expectError, expectNoContent, getThread, listMessages, newMessage, newThread } from "./helpers.js"
 
 /** Callers who must not see Alice's thread (project a, user alice, workspace ws-1). */

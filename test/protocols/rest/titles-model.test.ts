@@ -15,7 +15,7 @@ import {
   stores,
   type UserClient,
   useGateway
-} from "../../layers.js"
+} from "../../support/layers.js"
 import { getThread, newThread } from "./helpers.js"
 import { responseObject } from "./openai-response.js"
 

@@ -18,7 +18,7 @@ import {
   stores,
   type UserClient,
   useGateway
-} from "../../layers.js"
+} from "../../support/layers.js"
 import { asAnonymous, asJwtUser, expectError } from "./helpers.js"
 
 const PUBLIC_URL = "https://svc.example.test"

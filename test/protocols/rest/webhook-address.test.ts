@@ -6,7 +6,7 @@
  * embedded one only.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, asUser, createProject, pglite, useGateway } from "../../layers.js"
+import { admin, asUser, createProject, pglite, useGateway } from "../../support/layers.js"
 import { expectError, newThread, runJob } from "./helpers.js"
 import { type Receiver, startReceiver } from "./webhook-receiver.js"
 

@@ -18,9 +18,9 @@ import {
   freshPostgresDatabase,
   stores,
   useGateway
-} from "../../layers.js"
-import { spawnGateway } from "../../process.js"
-import { exportOf, jsonSpan, postJson, traceIdOf } from "../traces/otlp.js"
+} from "../../support/layers.js"
+import { spawnGateway } from "../../support/process.js"
+import { exportOf, jsonSpan, postJson, traceIdOf } from "../otlp/otlp.js"
 import { asProject, expectError, newMessage, newThread, runJob as runJobOnce } from "./helpers.js"
 import { type Receiver, startReceiver, verifySignature } from "./webhook-receiver.js"
 

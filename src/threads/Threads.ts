@@ -1,0 +1,123 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { CallerShape } from "../../schema/Api/Security.js"
+import { invalid, notFound } from "../../schema/Errors.js"
+import type { CreateThread, ThreadListQuery, UpdateThread } from "../../schema/Thread.js"
+import { orNotFound, rowNotFoundAs404 } from "../platform/Found.js"
+import { newId } from "../platform/Ids.js"
+import { fn } from "../platform/telemetry/Traced.js"
+import { Usage } from "../usage/Usage.js"
+import { Webhooks } from "../webhooks/Webhooks.js"
+import { type ThreadPosition, ThreadsRepo } from "./ThreadsRepo.js"
+
+export class Threads extends Effect.Service<Threads>()("svc/Threads", {
+  dependencies: [ThreadsRepo.Default, Usage.Default, Webhooks.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* ThreadsRepo
+    const usage = yield* Usage
+    const webhooks = yield* Webhooks
+
+    /** The position `after` names, or 400 when it names no thread of the scope. */
+    const cursor = (position: Effect.Effect<Option.Option<ThreadPosition>>, scopeName: string) =>
+      Effect.flatMap(position, (found) =>
+        Option.isSome(found)
+          ? Effect.succeed(found.value)
+          : Effect.fail(invalid(`after does not name a thread of this ${scopeName}`, "after"))
+      )
+
+    const list = fn("Threads.list")(function* (caller: CallerShape, query: ThreadListQuery) {
+      const after =
+        query.after === undefined ? undefined : yield* cursor(repo.position(caller, query.after), "workspace")
+      return yield* repo.list(caller, { limit: query.limit, isArchived: query.is_archived, after })
+    })
+
+    /** The thread as wire JSON text (the Thread schema's shape), made by the database. */
+    const getJson = fn("Threads.getJson")(function* (caller: CallerShape, threadId: string) {
+      return yield* Effect.flatMap(repo.getJson(caller, threadId), orNotFound("thread"))
+    })
+
+    /**
+     * A new thread; with `upsert` (the schema makes sure of its external_id),
+     * the workspace's thread with that external_id when there is one, as it
+     * is: nothing written, nothing counted.
+     */
+    const create = fn("Threads.create")(function* (caller: CallerShape, input: CreateThread) {
+      const thread = {
+        id: newId("thread"),
+        userId: caller.userId,
+        lastMessageAt: input.last_message_at,
+        title: input.title,
+        metadata: input.metadata,
+        externalId: input.external_id
+      }
+      const { externalId } = thread
+      const write =
+        input.upsert === true && externalId !== undefined
+          ? repo.insertOrFind(caller, Object.assign(thread, { externalId }))
+          : Effect.as(repo.insert(caller, thread), { id: thread.id, created: true })
+      // thread.created goes out with the thread (the outbox), in its wire shape.
+      const outcome = yield* webhooks.withEvent(
+        caller.projectId,
+        "thread.created",
+        write,
+        (written) =>
+          written.created
+            ? Effect.map(repo.getJsonInProject(caller.projectId, written.id), (json) =>
+                Option.isSome(json) ? (JSON.parse(json.value) as unknown) : undefined
+              )
+            : Effect.succeed(undefined),
+        caller.userId
+      )
+      if (outcome.created) usage.record(caller.projectId, caller.userId, { threads: 1 })
+      return outcome
+    })
+
+    const update = fn("Threads.update")(function* (caller: CallerShape, threadId: string, input: UpdateThread) {
+      yield* rowNotFoundAs404(
+        repo.update(caller, threadId, {
+          title: input.title,
+          lastMessageAt: input.last_message_at,
+          metadata: input.metadata,
+          isArchived: input.is_archived
+        })
+      )
+    })
+
+    /** Messages and feedback go with the thread (foreign keys cascade). */
+    const remove = fn("Threads.remove")(function* (caller: CallerShape, threadId: string) {
+      yield* rowNotFoundAs404(repo.remove(caller, threadId))
+    })
+
+    const requireVisible = fn("Threads.requireVisible")(function* (caller: CallerShape, threadId: string) {
+      if (!(yield* repo.exists(caller, threadId))) return yield* Effect.fail(notFound("thread"))
+    })
+
+    /** The project read API: every workspace of the project. */
+    const listProject = fn("Threads.listProject")(function* (projectId: string, query: ThreadListQuery) {
+      const after =
+        query.after === undefined ? undefined : yield* cursor(repo.positionInProject(projectId, query.after), "project")
+      return yield* repo.listProject(projectId, { limit: query.limit, isArchived: query.is_archived, after })
+    })
+
+    const requireInProject = fn("Threads.requireInProject")(function* (projectId: string, threadId: string) {
+      if (!(yield* repo.existsInProject(projectId, threadId))) return yield* Effect.fail(notFound("thread"))
+    })
+
+    /** The project read API: a thread of any workspace of the project, as wire JSON text. */
+    const getJsonInProject = fn("Threads.getJsonInProject")(function* (projectId: string, threadId: string) {
+      return yield* Effect.flatMap(repo.getJsonInProject(projectId, threadId), orNotFound("thread"))
+    })
+
+    return {
+      list,
+      getJson,
+      getJsonInProject,
+      create,
+      update,
+      remove,
+      requireVisible,
+      listProject,
+      requireInProject
+    } as const
+  })
+}) {}

@@ -1,0 +1,251 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import type { SpanConvention, SpanRole } from "../../schema/Trace.js"
+import { inTransaction } from "../platform/db/SqlErrors.js"
+import { fn } from "../platform/telemetry/Traced.js"
+import type { Attributes, SpanInput } from "./SpanModel.js"
+
+/** A span as written: the input plus what the gateway read in it, and its resource row. */
+export interface SpanRow {
+  readonly span: SpanInput
+  readonly serviceName: string | null
+  readonly convention: SpanConvention | null
+  readonly role: SpanRole | null
+  /** The `span_resources` row (of this export) that holds the span's resource and scope. */
+  readonly resourceId: string
+  /** About what the span's row costs as JSON (its attributes, events and links), to size statements. */
+  readonly bytes: number
+}
+
+/** A distinct resource and scope of an export: written once, for the spans that name it. */
+export interface ResourceRow {
+  readonly id: string
+  readonly resource: Attributes
+  readonly scope: SpanInput["scope"]
+}
+
+/**
+ * A statement inserts at most this many spans, or about this many bytes of
+ * them: what one export costs in memory is then bounded by the statement, not
+ * by the export's count of spans (a 4 MB export carries up to ~80,000).
+ */
+const CHUNK_SPANS = 2_000
+const CHUNK_BYTES = 1024 * 1024
+
+export interface StoreOutcome {
+  /** Spans of the export not stored before (in this call or an earlier export). */
+  readonly fresh: number
+  /** Those stored now: `fresh - stored.length` were over a trace's span cap. */
+  readonly stored: ReadonlyArray<{ readonly trace_id: string; readonly span_id: string }>
+  /** Traces of the export that held spans before it. */
+  readonly earlier: ReadonlyArray<string>
+}
+
+/** A span read back with what the run mapping needs. */
+export interface StoredSpan {
+  readonly span: SpanInput
+  readonly convention: SpanConvention | null
+  readonly role: SpanRole | null
+}
+
+const COLUMNS = `trace_id text, span_id text, parent_span_id text, trace_state text, name text, kind smallint,
+  start_ns bigint, end_ns bigint, status_code smallint, status_message text, service_name text, attributes jsonb,
+  events jsonb, links jsonb, resource_id text, convention text, role text`
+
+/** A stored span as read back: the input's fields, its times under their column names. */
+type SpanRecord = Omit<SpanInput, "start_time_unix_nano" | "end_time_unix_nano"> & {
+  readonly start_ns: string
+  readonly end_ns: string
+  readonly convention: SpanConvention | null
+  readonly role: SpanRole | null
+}
+
+const toRecord = (row: SpanRow, ord: number) => ({
+  ord,
+  trace_id: row.span.trace_id,
+  span_id: row.span.span_id,
+  parent_span_id: row.span.parent_span_id,
+  trace_state: row.span.trace_state,
+  name: row.span.name,
+  kind: row.span.kind,
+  // jsonb_to_recordset reads a bigint from a JSON string exactly (a number would pass through float8).
+  start_ns: row.span.start_time_unix_nano,
+  end_ns: row.span.end_time_unix_nano,
+  status_code: row.span.status_code,
+  status_message: row.span.status_message,
+  service_name: row.serviceName,
+  attributes: row.span.attributes,
+  events: row.span.events,
+  links: row.span.links,
+  resource_id: row.resourceId,
+  convention: row.convention,
+  role: row.role
+})
+
+/** A span's resource and scope, read through its `span_resources` row (`r`, left-joined). */
+export const RESOURCE_OF = `COALESCE(r.resource, '{}'::jsonb)`
+export const SCOPE_OF = `COALESCE(r.scope, '{"name":"","version":"","attributes":{}}'::jsonb)`
+
+export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /**
+     * Stores an export's spans (distinct trace and span ids) and the
+     * resources they name; the caller's transaction makes it one unit with
+     * the runs made of them. One statement takes (or makes) each trace's row
+     * and its lock, in trace id order, so exports of one trace take turns;
+     * then statements of at most CHUNK_SPANS spans (or CHUNK_BYTES) insert
+     * every span not stored before, up to `cap` per trace counted across
+     * exports, add them to their traces' rows, and insert the resources
+     * that an inserted span names (a re-sent export adds none).
+     */
+    const store = (
+      projectId: string,
+      rows: ReadonlyArray<SpanRow>,
+      resources: ReadonlyArray<ResourceRow>,
+      cap: number
+    ) =>
+      Effect.gen(function* () {
+        const traceIds = [...new Set(rows.map((row) => row.span.trace_id))].sort()
+        const held = yield* sql<{ trace_id: string; span_count: number }>`
+          INSERT INTO traces (project_id, trace_id, name, start_ns, end_ns)
+          SELECT ${projectId}, t.id, '', 0, 0
+          FROM jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb) AS t(id) ORDER BY t.id
+          ON CONFLICT (project_id, trace_id) DO UPDATE SET span_count = traces.span_count
+          RETURNING trace_id, span_count`
+        const resourceById = new Map(resources.map((resource) => [resource.id, resource]))
+        let fresh = 0
+        const stored: Array<{ readonly trace_id: string; readonly span_id: string }> = []
+        let start = 0
+        while (start < rows.length) {
+          let end = start
+          let bytes = 0
+          while (end < rows.length && end - start < CHUNK_SPANS && (end === start || bytes < CHUNK_BYTES)) {
+            bytes += rows[end]?.bytes ?? 0
+            end += 1
+          }
+          const chunkRows = rows.slice(start, end)
+          const chunk = chunkRows.map((row, index) => toRecord(row, start + index))
+          // The resources this chunk's spans name; a row a chunk before inserted is skipped (ON CONFLICT).
+          const named = [...new Set(chunkRows.map((row) => row.resourceId))].flatMap((id) => {
+            const resource = resourceById.get(id)
+            return resource === undefined ? [] : [resource]
+          })
+          start = end
+          const [outcome] = yield* insertChunk(projectId, JSON.stringify(chunk), JSON.stringify(named), cap)
+          fresh += outcome?.fresh ?? 0
+          stored.push(...(JSON.parse(outcome?.stored ?? "[]") as StoreOutcome["stored"]))
+        }
+        return {
+          fresh,
+          stored,
+          // Traces that held spans before this export: only theirs can relate to its spans from elsewhere.
+          earlier: held.filter((trace) => trace.span_count > 0).map((trace) => trace.trace_id)
+        } satisfies StoreOutcome
+      })
+
+    const insertChunk = (projectId: string, records: string, resources: string, cap: number) =>
+      sql<{ fresh: number; stored: string }>`
+        WITH input AS (
+          SELECT * FROM jsonb_to_recordset(${records}::jsonb) AS s(ord integer, ${sql.literal(COLUMNS)})
+        ), fresh AS (
+          SELECT i.*, row_number() OVER (PARTITION BY i.trace_id ORDER BY i.ord) AS n FROM input i
+          WHERE NOT EXISTS (
+            SELECT 1 FROM spans s WHERE s.project_id = ${projectId} AND s.trace_id = i.trace_id AND s.span_id = i.span_id
+          )
+        ), inserted AS (
+          INSERT INTO spans (project_id, trace_id, span_id, parent_span_id, trace_state, name, kind, start_ns, end_ns,
+            status_code, status_message, service_name, attributes, events, links, resource_id, convention, role)
+          SELECT ${projectId}, f.trace_id, f.span_id, f.parent_span_id, f.trace_state, f.name, f.kind, f.start_ns,
+            f.end_ns, f.status_code, f.status_message, f.service_name, f.attributes, f.events, f.links, f.resource_id,
+            f.convention, f.role
+          FROM fresh f JOIN traces t ON t.project_id = ${projectId} AND t.trace_id = f.trace_id
+          WHERE f.n <= ${cap} - t.span_count
+          ON CONFLICT DO NOTHING
+          RETURNING trace_id, span_id, parent_span_id, name, start_ns, end_ns, status_code, service_name, resource_id
+        ), resources_in AS (
+          INSERT INTO span_resources (project_id, id, resource, scope)
+          SELECT ${projectId}, r.id, r.resource, r.scope
+          FROM jsonb_to_recordset(${resources}::jsonb) AS r(id text, resource jsonb, scope jsonb)
+          WHERE r.id IN (SELECT resource_id FROM inserted)
+          ON CONFLICT DO NOTHING
+        ), counted AS (
+          SELECT trace_id, count(*)::integer AS added,
+            count(*) FILTER (WHERE status_code = 2)::integer AS errors,
+            min(start_ns) AS first_start, max(end_ns) AS last_end,
+            (array_agg(name ORDER BY start_ns) FILTER (WHERE parent_span_id IS NULL))[1] AS root_name,
+            (array_agg(service_name ORDER BY start_ns) FILTER (WHERE parent_span_id IS NULL))[1] AS root_service,
+            (array_agg(name ORDER BY start_ns))[1] AS first_name,
+            (array_agg(service_name ORDER BY start_ns))[1] AS first_service
+          FROM inserted GROUP BY trace_id
+        ), updated AS (
+          -- The name and service are the root span's once it has come, else the earliest span's.
+          UPDATE traces t SET
+            span_count = t.span_count + c.added,
+            error_count = t.error_count + c.errors,
+            start_ns = CASE WHEN t.span_count = 0 THEN c.first_start ELSE LEAST(t.start_ns, c.first_start) END,
+            end_ns = CASE WHEN t.span_count = 0 THEN c.last_end ELSE GREATEST(t.end_ns, c.last_end) END,
+            name = CASE
+              WHEN t.has_root THEN t.name
+              WHEN c.root_name IS NOT NULL THEN c.root_name
+              WHEN t.span_count = 0 OR c.first_start < t.start_ns THEN c.first_name
+              ELSE t.name END,
+            service_name = CASE
+              WHEN t.has_root THEN t.service_name
+              WHEN c.root_name IS NOT NULL THEN c.root_service
+              WHEN t.span_count = 0 OR c.first_start < t.start_ns THEN c.first_service
+              ELSE t.service_name END,
+            has_root = t.has_root OR c.root_name IS NOT NULL,
+            stored_at = now()
+          FROM counted c WHERE t.project_id = ${projectId} AND t.trace_id = c.trace_id
+        )
+        SELECT (SELECT count(*) FROM fresh)::integer AS fresh,
+          COALESCE((SELECT json_agg(json_build_object('trace_id', trace_id, 'span_id', span_id)) FROM inserted),
+            '[]')::text AS stored`
+
+    /** The spans of these traces that play a part in a run (model calls, their steps, tool calls). */
+    const runParts = (projectId: string, traceIds: ReadonlyArray<string>) =>
+      sql<SpanRecord>`
+        SELECT s.trace_id, s.span_id, s.parent_span_id, s.trace_state, s.name, s.kind, s.start_ns::text AS start_ns,
+          s.end_ns::text AS end_ns, s.status_code, s.status_message, s.attributes, s.events, s.links,
+          ${sql.literal(RESOURCE_OF)} AS resource, ${sql.literal(SCOPE_OF)} AS scope, s.convention, s.role
+        FROM spans s LEFT JOIN span_resources r ON r.project_id = s.project_id AND r.id = s.resource_id
+        WHERE s.project_id = ${projectId}
+          AND s.trace_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb))
+          AND s.role IS NOT NULL`.pipe(
+        Effect.map((records) =>
+          records.map(
+            (record): StoredSpan => ({
+              convention: record.convention,
+              role: record.role,
+              span: {
+                trace_id: record.trace_id,
+                span_id: record.span_id,
+                parent_span_id: record.parent_span_id,
+                trace_state: record.trace_state,
+                name: record.name,
+                kind: record.kind,
+                start_time_unix_nano: record.start_ns,
+                end_time_unix_nano: record.end_ns,
+                attributes: record.attributes,
+                events: record.events,
+                links: record.links,
+                status_code: record.status_code,
+                status_message: record.status_message,
+                resource: record.resource,
+                scope: record.scope
+              }
+            })
+          )
+        )
+      )
+
+    return {
+      store: fn("SpansRepo.store")(store, Effect.orDie),
+      /** Runs `effect` in one transaction (an export's spans and the runs made of them); the store's failures are defects. */
+      transaction: inTransaction(sql),
+      runParts: fn("SpansRepo.runParts")(runParts, Effect.orDie)
+    } as const
+  })
+}) {}

@@ -1,0 +1,190 @@
+/**
+ * Trace exports and reads (docs/decisions.md "Traces (OTLP/HTTP)"). An
+ * export's spans are checked against their bounds (src/traces/SpanChecks.ts),
+ * recognised (src/traces/GenAiSpans.ts), stored once per (trace id, span id) with at
+ * most 500 spans a trace across exports, and the model calls among them
+ * become runs (src/traces/TraceRuns.ts) in the same transaction. What is refused is
+ * counted and said, never shortened; the rest is kept.
+ */
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { NotFound } from "../../schema/Errors.js"
+import { Limits } from "../../schema/Limits.js"
+import { INT64_MAX, type TraceListQuery } from "../../schema/Trace.js"
+import { DatabasePool } from "../platform/db/DatabasePool.js"
+import { fn } from "../platform/telemetry/Traced.js"
+import { RunsRepo } from "../runs/RunsRepo.js"
+import { checkSpans, refusalReason } from "./SpanChecks.js"
+import type { SpanInput } from "./SpanModel.js"
+import { SpansRepo } from "./SpansRepo.js"
+import { type NewPart, TraceRuns } from "./TraceRuns.js"
+import { TracesRepo } from "./TracesRepo.js"
+
+/** Too many exports are being stored at once: the exporter should retry shortly (503). */
+export class TraceExportsBusy extends Data.TaggedError("TraceExportsBusy")<{ readonly message: string }> {}
+
+/**
+ * Exports stored at once by one gateway: as many as the PostgreSQL pool has
+ * connections (an export holds one for its transaction), so that an export
+ * never queues for a connection; on the embedded store, which serializes
+ * its statements, a few. Another export waits at most TURN_WAIT for its
+ * turn, then is answered 503, which the stock exporters retry, rather than
+ * queueing until their own timeout (10 s) while holding its body in memory.
+ */
+const EMBEDDED_AT_ONCE = 4
+const TURN_WAIT = Duration.seconds(2)
+/**
+ * Export bytes decoded at once by one gateway, in KiB: one export of the
+ * 4 MiB cap, or several smaller ones. Decoded spans cost up to ~75 times
+ * their bytes (a 4 MiB export of ~80,000 tiny spans peaks near 300 MB:
+ * `npm run bench:otlp-memory`), so this, not the count of exports, is what
+ * bounds the memory the receiver can take. An export waits for its share
+ * within the same TURN_WAIT.
+ */
+const DECODE_BUDGET_KIB = 4 * 1024
+
+/** What an export came to: OTLP's partial success. */
+export interface ExportOutcome {
+  readonly rejected: number
+  /** Why, one clause per rule that refused spans; empty when none was. */
+  readonly message: string
+}
+
+/** An export as the protocol decoded it: the spans, and those it could not read as spans. */
+export interface DecodedExport {
+  readonly spans: ReadonlyArray<SpanInput>
+  readonly invalid: number
+  readonly invalidReason: string
+}
+
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`
+
+const NS_PER_MS = 1_000_000n
+
+/** A time as nanoseconds within what the store keeps (a date past 2262 is as late as any span can be). */
+const nanosOf = (date: Date): string => {
+  const ns = BigInt(date.getTime()) * NS_PER_MS
+  return String(ns < 0n ? 0n : ns > INT64_MAX ? INT64_MAX : ns)
+}
+
+export class Traces extends Effect.Service<Traces>()("svc/Traces", {
+  dependencies: [SpansRepo.Default, TracesRepo.Default, RunsRepo.Default, TraceRuns.Default],
+  effect: Effect.gen(function* () {
+    const spans = yield* SpansRepo
+    const traces = yield* TracesRepo
+    const runs = yield* RunsRepo
+    const traceRuns = yield* TraceRuns
+    const pool = yield* DatabasePool
+    const turns = yield* Effect.makeSemaphore(
+      Option.match(pool.stats, { onNone: () => EMBEDDED_AT_ONCE, onSome: (stats) => stats().max })
+    )
+    const decoding = yield* Effect.makeSemaphore(DECODE_BUDGET_KIB)
+
+    const store = (projectId: string, decoded: DecodedExport) =>
+      Effect.gen(function* () {
+        const reasons: Array<string> = []
+        let rejected = decoded.invalid
+        if (decoded.invalid > 0) reasons.push(decoded.invalidReason)
+        const checked = checkSpans(decoded.spans)
+        for (const [rule, count] of checked.refused) {
+          rejected += count
+          reasons.push(refusalReason(rule, count))
+        }
+        if (checked.rows.length === 0) return { rejected, message: reasons.join("; ") } satisfies ExportOutcome
+        const cap = Limits.trace.spansPerTraceMax
+        // The spans and the runs made of them are one unit: a failure (or a crash) between the two leaves
+        // neither, and the exporter's retry stores both, where runs made apart would be lost for good.
+        const { outcome, derived } = yield* spans.transaction(
+          Effect.gen(function* () {
+            const outcome = yield* spans.store(projectId, checked.rows, checked.resources, cap)
+            const storedKeys = new Set(outcome.stored.map((span) => `${span.trace_id}/${span.span_id}`))
+            const parts: Array<NewPart> = []
+            for (const row of checked.rows) {
+              if (row.role !== null && storedKeys.has(`${row.span.trace_id}/${row.span.span_id}`)) {
+                parts.push({ span: row.span, convention: row.convention, role: row.role })
+              }
+            }
+            const derived = yield* traceRuns.derive(projectId, parts, outcome.earlier)
+            return { outcome, derived }
+          })
+        )
+        derived.recordUsage()
+        const overCap = outcome.fresh - outcome.stored.length
+        if (overCap > 0) {
+          rejected += overCap
+          reasons.push(
+            `${plural(overCap, `span is past the ${cap}th of its trace`, `spans are past the ${cap}th of their trace`)} (a trace keeps at most ${cap} spans, counted across exports)`
+          )
+        }
+        return { rejected, message: reasons.join("; ") } satisfies ExportOutcome
+      })
+
+    /**
+     * Decodes and stores an export of `size` bytes: what was refused and why,
+     * the rest kept. Its share of the decode budget, then its turn, are
+     * waited for interruptibly (acquireUseRelease's acquire is not, and a
+     * timeout could not end the wait), within TURN_WAIT in all; once taken,
+     * each is given back whatever happens.
+     */
+    const ingest = fn("Traces.ingest")(<E>(projectId: string, size: number, decode: Effect.Effect<DecodedExport, E>) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          const busy = new TraceExportsBusy({ message: "too many exports are being stored; retry shortly" })
+          const started = yield* Clock.currentTimeMillis
+          const weight = Math.min(DECODE_BUDGET_KIB, Math.max(1, Math.ceil(size / 1024)))
+          const share = yield* restore(decoding.take(weight)).pipe(Effect.timeoutOption(TURN_WAIT))
+          if (Option.isNone(share)) return yield* Effect.fail(busy)
+          return yield* Effect.gen(function* () {
+            const decoded = yield* restore(decode)
+            const waited = (yield* Clock.currentTimeMillis) - started
+            const turn = yield* restore(turns.take(1)).pipe(
+              Effect.timeoutOption(Duration.millis(Math.max(0, Duration.toMillis(TURN_WAIT) - waited)))
+            )
+            if (Option.isNone(turn)) return yield* Effect.fail(busy)
+            return yield* restore(store(projectId, decoded)).pipe(Effect.ensuring(turns.release(1)))
+          }).pipe(Effect.ensuring(decoding.release(weight)))
+        })
+      )
+    )
+
+    /** A page of the project's traces, newest first, as JSON texts (TraceSummary), and the next page's cursor. */
+    const listJson = fn("Traces.listJson")(function* (projectId: string, query: TraceListQuery) {
+      const [startNs, traceId] = query.after === undefined ? [] : query.after.split("-")
+      const rows = yield* traces.list(projectId, {
+        limit: query.limit,
+        after: startNs === undefined || traceId === undefined ? undefined : { startNs, traceId },
+        serviceName: query.service_name,
+        fromNs: query.from === undefined ? undefined : nanosOf(query.from),
+        toNs: query.to === undefined ? undefined : nanosOf(query.to),
+        hasError: query.has_error === undefined ? undefined : query.has_error === "true"
+      })
+      const last = rows.at(-1)
+      return {
+        traces: rows.map((row) => row.json),
+        next: rows.length === query.limit && last !== undefined ? `${last.start_ns}-${last.trace_id}` : null
+      }
+    })
+
+    /** One trace of the project: summary, spans and linked runs (reported or derived), as JSON texts. */
+    const getJson = fn("Traces.getJson")(function* (projectId: string, traceId: string) {
+      const found = yield* traces.get(projectId, traceId.toLowerCase())
+      if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ message: "trace not found" }))
+      const linked = yield* runs.listJson(projectId, {
+        limit: Limits.trace.spansPerTraceMax,
+        after: undefined,
+        threadId: undefined,
+        status: undefined,
+        modelId: undefined,
+        traceId: traceId.toLowerCase(),
+        from: undefined,
+        to: undefined
+      })
+      return { trace: found.value.trace, spans: found.value.spans, runs: linked }
+    })
+
+    return { ingest, listJson, getJson } as const
+  })
+}) {}
