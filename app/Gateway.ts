@@ -11,7 +11,7 @@ import { NodeServerLive } from "../protocols/NodeServer.js"
 import * as Database from "../src/platform/db/Database.js"
 import { TracingLive } from "../src/platform/telemetry/Tracing.js"
 import { BootstrapLive } from "../src/projects/Bootstrap.js"
-import { SettingsPlaneLive } from "./Jobs.js"
+import { jobsLayer } from "./Jobs.js"
 import { ServicesLive } from "./Services.js"
 
 /** The gateway over `database`; its server and SqlClient stay visible (tests read the address, seed rows). */
@@ -19,7 +19,7 @@ export const gatewayLayer = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =
   HttpLive.pipe(
     Layer.provideMerge(NodeServerLive),
     Layer.provide(BootstrapLive),
-    Layer.provideMerge(SettingsPlaneLive),
+    Layer.provideMerge(jobsLayer({ timer: true })),
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(database),
     Layer.provide(TracingLive)

@@ -2,6 +2,8 @@
  * The services of `svc`'s command groups over one store layer: app/cli.ts
  * gives it the store of the configuration; the tests give it the store of
  * a gateway they run (test/support/cli-harness.ts), so both run the same wiring.
+ * Each group builds only what it uses (a command that lists projects makes
+ * no signing key).
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as ConfigError from "effect/ConfigError"
@@ -10,12 +12,14 @@ import type { CliServices } from "../protocols/cli/Cli.js"
 import { Alerts } from "../src/alerts/Alerts.js"
 import { Issuers } from "../src/auth/Issuers.js"
 import { Erasure } from "../src/erasure/Erasure.js"
+import { Evaluators } from "../src/evaluators/Evaluators.js"
 import { Origins } from "../src/projects/Origins.js"
 import { ProjectAdmin } from "../src/projects/ProjectAdmin.js"
+import { ProjectSettings } from "../src/projects/ProjectSettings.js"
+import { Retention } from "../src/retention/Retention.js"
 import { Webhooks } from "../src/webhooks/Webhooks.js"
-import { EvaluatorsLive } from "./Evaluators.js"
-import { jobsLayer, SettingsLive } from "./Jobs.js"
-import { BlobStoreLive } from "./Services.js"
+import { BlobStoreLive, EvaluatorModelLive, ImplementationsLive } from "./Implementations.js"
+import { jobsLayer } from "./Jobs.js"
 
 export const cliServices = <E>(
   store: Layer.Layer<SqlClient.SqlClient, E>
@@ -27,10 +31,15 @@ export const cliServices = <E>(
     issuers: on(Issuers.Default),
     // The blob store too: an erasure deletes the user's attachments.
     erasure: on(Erasure.Default.pipe(Layer.provide(BlobStoreLive))),
-    settings: on(SettingsLive.pipe(Layer.provide([ProjectAdmin.Default, Origins.Default, Issuers.Default]))),
-    // Retention deletes attachments: the blob store too. No timer: a job runs when asked.
-    jobs: on(jobsLayer({ timer: false }).pipe(Layer.provide(BlobStoreLive))),
-    evaluators: on(EvaluatorsLive),
+    settings: on(
+      ProjectSettings.Default.pipe(
+        Layer.provideMerge(Retention.Default),
+        Layer.provide([ProjectAdmin.Default, Origins.Default, Issuers.Default])
+      )
+    ),
+    // Retention deletes attachments and evaluators may call the model: the implementations too. No timer: a job runs when asked.
+    jobs: on(jobsLayer({ timer: false }).pipe(Layer.provide(ImplementationsLive))),
+    evaluators: on(Evaluators.Default.pipe(Layer.provide(EvaluatorModelLive))),
     webhooks: on(Webhooks.Default),
     alerts: on(Alerts.Default)
   }

@@ -1,9 +1,9 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { type AlertComparison, isRunMetric } from "../../schema/Alerts.js"
-import { newId, ulid } from "../platform/Ids.js"
+import { ulid } from "../platform/Ids.js"
 import type { Job, JobResult } from "../platform/jobs/Jobs.js"
-import { RETRY_WINDOW_MS, Webhooks } from "../webhooks/Webhooks.js"
+import { Outbox } from "../webhooks/Outbox.js"
 import { AlertMetricsRepo, type Window } from "./AlertMetricsRepo.js"
 import { type AlertRuleRow, AlertsRepo } from "./AlertsRepo.js"
 
@@ -37,11 +37,11 @@ export const holds = (comparison: AlertComparison, value: number | null, thresho
  * `webhooks` job sends them.
  */
 export class AlertJob extends Effect.Service<AlertJob>()("svc/AlertJob", {
-  dependencies: [AlertsRepo.Default, AlertMetricsRepo.Default, Webhooks.Default],
+  dependencies: [AlertsRepo.Default, AlertMetricsRepo.Default, Outbox.Default],
   effect: Effect.gen(function* () {
     const repo = yield* AlertsRepo
     const metrics = yield* AlertMetricsRepo
-    const webhooks = yield* Webhooks
+    const outbox = yield* Outbox
     const nowMs = Clock.currentTimeMillis
 
     /** The rule's metric over [at - window, at); null when it has no value (a rate or p95 without runs). */
@@ -76,7 +76,7 @@ export class AlertJob extends Effect.Service<AlertJob>()("svc/AlertJob", {
       return Effect.succeed(null)
     }
 
-    /** Fires the rule (see AlertsRepo.fire): answers whether this call fired it. */
+    /** Fires the rule (AlertsRepo.claimFiring, then the outbox): answers whether this call fired it. */
     const fire = (rule: AlertRuleRow, value: number, at: Date) => {
       const windowStart = new Date(at.getTime() - rule.window_minutes * 60_000)
       const data = {
@@ -95,19 +95,13 @@ export class AlertJob extends Effect.Service<AlertJob>()("svc/AlertJob", {
       }
       return repo.withTransaction(
         Effect.gen(function* () {
-          const fired = yield* repo.fire({
-            rule,
-            firingId: data.firing_id,
-            value,
-            windowStart,
-            at,
-            deliveryId: `${newId("msg")}-1`,
-            body: JSON.stringify({ type: "alert.fired", timestamp: at.toISOString(), data }),
-            retryUntil: new Date(at.getTime() + RETRY_WINDOW_MS)
-          })
-          // The project's subscriptions to alert.fired, in the same transaction (the outbox).
-          if (fired) yield* webhooks.emit(rule.project_id, "alert.fired", data)
-          return fired
+          if (!(yield* repo.claimFiring(rule, at))) return false
+          // The delivery to the rule's own address, the history row, then the project's subscriptions to
+          // alert.fired: all in this transaction (the outbox).
+          const deliveryId = yield* outbox.toAlertRule(rule.project_id, rule.id, data, at)
+          yield* repo.recordFiring({ rule, firingId: data.firing_id, value, windowStart, at, deliveryId })
+          yield* outbox.emit(rule.project_id, "alert.fired", data)
+          return true
         })
       )
     }

@@ -12,10 +12,9 @@ import {
 } from "../../schema/Alerts.js"
 import { Conflict, invalid, notFound } from "../../schema/Errors.js"
 import { AppConfig } from "../platform/Config.js"
-import { orNotFound } from "../platform/Found.js"
 import { ulid } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import { ProjectsRepo } from "../projects/ProjectsRepo.js"
+import { Projects } from "../projects/Projects.js"
 import { refusedHost } from "../webhooks/WebhookAddress.js"
 import { newSecret } from "../webhooks/WebhookSender.js"
 import { type AlertRuleRow, type AlertRuleSettings, AlertsRepo, type FiringRow } from "./AlertsRepo.js"
@@ -90,13 +89,13 @@ export const rulesAllowed = (plan: string): number =>
  * (src/alerts/AlertJob.ts).
  */
 export class Alerts extends Effect.Service<Alerts>()("svc/Alerts", {
-  dependencies: [AlertsRepo.Default, ProjectsRepo.Default],
+  dependencies: [AlertsRepo.Default, Projects.Default],
   effect: Effect.gen(function* () {
     const repo = yield* AlertsRepo
-    const projects = yield* ProjectsRepo
+    const projects = yield* Projects
     const allowPrivate = yield* AppConfig.webhookAllowPrivate
 
-    const requireProject = (projectId: string) => Effect.flatMap(projects.get(projectId), orNotFound("project"))
+    const requireProject = projects.require
 
     /** The webhooks' rule (src/webhooks/WebhookAddress.ts): no private, loopback or link-local destination unless allowed. */
     const checkUrl = (url: string) =>

@@ -5,7 +5,7 @@ import * as Schema from "effect/Schema"
 import { AlertFilters } from "../../schema/Alerts.js"
 import { inTransaction } from "../platform/db/SqlErrors.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import type { AttemptEntry } from "../webhooks/WebhooksRepo.js"
+import type { AttemptEntry } from "../webhooks/Outbox.js"
 
 /** A rule's settings as stored (the API's input, filters always an object). */
 export interface AlertRuleSettings {
@@ -59,8 +59,6 @@ export interface NewFiring {
   readonly windowStart: Date
   readonly at: Date
   readonly deliveryId: string
-  readonly body: string
-  readonly retryUntil: Date
 }
 
 interface RawRule {
@@ -240,31 +238,24 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("svc/AlertsRepo", {
             WHERE r.project_id = c.project_id AND r.id = c.id`.pipe(Effect.asVoid)
 
     /**
-     * Fires the rule once, on the caller's connection (call it in a
-     * transaction): sets `last_fired_at` only if the rule is out of its
-     * cooldown at `at` (another gateway's firing, committed or not, makes
-     * this one wait for it, then find nothing), then writes the delivery to
-     * the rule's own webhook_url and the history row. Answers whether it fired.
+     * Takes the rule's firing at `at`, on the caller's connection (call it in
+     * a transaction): sets `last_fired_at` only if the rule is out of its
+     * cooldown (another gateway's firing, committed or not, makes this one
+     * wait for it, then find nothing). Answers whether this call took it.
      */
-    const fire = (firing: NewFiring) =>
-      Effect.gen(function* () {
-        const { rule } = firing
-        const guarded = yield* sql`UPDATE alert_rules SET last_fired_at = ${firing.at}
-          WHERE project_id = ${rule.project_id} AND id = ${rule.id}
-            AND (last_fired_at IS NULL OR last_fired_at + cooldown_minutes * interval '1 minute' <= ${firing.at})
-          RETURNING id`
-        if (guarded.length === 0) return false
-        yield* sql`INSERT INTO webhook_deliveries (project_id, id, alert_rule_id, event_type, body, created_at,
-            next_attempt_at, retry_until)
-          VALUES (${rule.project_id}, ${firing.deliveryId}, ${rule.id}, 'alert.fired', ${firing.body}, ${firing.at},
-            ${firing.at}, ${firing.retryUntil})`
-        yield* sql`INSERT INTO alert_history (project_id, id, rule_id, metric, comparison, threshold, value,
-            window_minutes, window_start, window_end, fired_at, delivery_id)
-          VALUES (${rule.project_id}, ${firing.firingId}, ${rule.id}, ${rule.metric}, ${rule.comparison},
-            ${rule.threshold}, ${firing.value}, ${rule.window_minutes}, ${firing.windowStart}, ${firing.at},
-            ${firing.at}, ${firing.deliveryId})`
-        return true
-      })
+    const claimFiring = (rule: AlertRuleRow, at: Date) =>
+      sql`UPDATE alert_rules SET last_fired_at = ${at}
+        WHERE project_id = ${rule.project_id} AND id = ${rule.id}
+          AND (last_fired_at IS NULL OR last_fired_at + cooldown_minutes * interval '1 minute' <= ${at})
+        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+
+    /** The firing's history row, with the delivery the outbox wrote for it (same transaction). */
+    const recordFiring = (firing: NewFiring) =>
+      sql`INSERT INTO alert_history (project_id, id, rule_id, metric, comparison, threshold, value,
+          window_minutes, window_start, window_end, fired_at, delivery_id)
+        VALUES (${firing.rule.project_id}, ${firing.firingId}, ${firing.rule.id}, ${firing.rule.metric},
+          ${firing.rule.comparison}, ${firing.rule.threshold}, ${firing.value}, ${firing.rule.window_minutes},
+          ${firing.windowStart}, ${firing.at}, ${firing.at}, ${firing.deliveryId})`.pipe(Effect.asVoid)
 
     return {
       lockProject: fn("AlertsRepo.lockProject")(lockProject, Effect.orDie),
@@ -277,7 +268,8 @@ export class AlertsRepo extends Effect.Service<AlertsRepo>()("svc/AlertsRepo", {
       history: fn("AlertsRepo.history")(history, Effect.orDie),
       due: fn("AlertsRepo.due")(due, Effect.orDie),
       checked: fn("AlertsRepo.checked")(checked, Effect.orDie),
-      fire: fn("AlertsRepo.fire")(fire, Effect.orDie),
+      claimFiring: fn("AlertsRepo.claimFiring")(claimFiring, Effect.orDie),
+      recordFiring: fn("AlertsRepo.recordFiring")(recordFiring, Effect.orDie),
       /** `effect` in a transaction; the store's own failures are defects, the effect's errors stay. */
       withTransaction: inTransaction(sql)
     } as const

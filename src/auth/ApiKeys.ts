@@ -3,10 +3,10 @@ import * as Option from "effect/Option"
 import { AppConfig } from "../platform/Config.js"
 import { orNotFound } from "../platform/Found.js"
 import { newId } from "../platform/Ids.js"
+import { hashSecret, newSecret } from "../platform/Secrets.js"
 import { TtlCache } from "../platform/TtlCache.js"
 import { fn } from "../platform/telemetry/Traced.js"
 import { type ApiKeyRow, ApiKeysRepo } from "./ApiKeysRepo.js"
-import { hashSecret, newSecret } from "./Secrets.js"
 
 const PREFIX_LENGTH = 11
 const KEY_PATTERN = /^sk_[A-Za-z0-9_-]{32,128}$/

@@ -3,10 +3,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { createRemoteJWKSet, jwtVerify } from "jose"
 import type { ExternalIssuer } from "../../schema/Admin.js"
-import { orNotFound } from "../platform/Found.js"
 import { TtlCache } from "../platform/TtlCache.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import { ProjectsRepo } from "../projects/ProjectsRepo.js"
+import { Projects } from "../projects/Projects.js"
 import { IssuersRepo } from "./IssuersRepo.js"
 import { isIdentifiedIdentity } from "./Principals.js"
 import type { VerifiedToken } from "./Tokens.js"
@@ -24,10 +23,10 @@ const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256
 
 /** Projects' own identity providers (decisions.md §4: external issuers). */
 export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
-  dependencies: [IssuersRepo.Default, ProjectsRepo.Default],
+  dependencies: [IssuersRepo.Default, Projects.Default],
   effect: Effect.gen(function* () {
     const repo = yield* IssuersRepo
-    const projects = yield* ProjectsRepo
+    const projects = yield* Projects
     const clock = yield* Effect.clock
     const settingsCache = yield* Cache.make({
       capacity: MAX_PROJECTS,
@@ -50,7 +49,7 @@ export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
     }
 
     /** 404 for a project that does not exist. */
-    const requireProject = (projectId: string) => Effect.flatMap(projects.get(projectId), orNotFound("project"))
+    const requireProject = projects.require
 
     /** The identity in a token of the project's own provider, or undefined. */
     const verify = (token: string, projectId: string): Effect.Effect<VerifiedToken | undefined> =>

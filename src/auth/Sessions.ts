@@ -4,15 +4,15 @@ import type { CallerShape } from "../../schema/Api/Security.js"
 import { Forbidden, InvalidRefreshToken } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { workspaceSegment } from "../files/Files.js"
-import { WorkspaceClaimsRepo } from "../files/WorkspaceClaimsRepo.js"
+import { WorkspaceClaims } from "../files/WorkspaceClaims.js"
 import { rowNotFoundAs404 } from "../platform/Found.js"
 import { newId } from "../platform/Ids.js"
 import { RateLimiter } from "../platform/RateLimiter.js"
+import { hashSecret, newSecret } from "../platform/Secrets.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import { ThreadsRepo } from "../threads/ThreadsRepo.js"
+import { Threads } from "../threads/Threads.js"
 import { newAnonymousUserId } from "./Principals.js"
 import { RefreshTokensRepo } from "./RefreshTokensRepo.js"
-import { hashSecret, newSecret } from "./Secrets.js"
 import { Tokens } from "./Tokens.js"
 
 /** A live refresh token's row, or 401 `invalid_refresh_token`. */
@@ -26,15 +26,15 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
   dependencies: [
     RateLimiter.Default,
     RefreshTokensRepo.Default,
-    ThreadsRepo.Default,
+    Threads.Default,
     Tokens.Default,
-    WorkspaceClaimsRepo.Default
+    WorkspaceClaims.Default
   ],
   effect: Effect.gen(function* () {
     const limiter = yield* RateLimiter
     const repo = yield* RefreshTokensRepo
-    const claims = yield* WorkspaceClaimsRepo
-    const threads = yield* ThreadsRepo
+    const claims = yield* WorkspaceClaims
+    const threads = yield* Threads
     const tokens = yield* Tokens
 
     const session = (projectId: string, userId: string, refreshToken: string, expiresAt: Date) =>

@@ -8,10 +8,9 @@ import { ErasedUserId, type ErasureCounts, type UserErasure } from "../../schema
 import { invalid } from "../../schema/Errors.js"
 import { parseKey, workspaceSegment } from "../files/Files.js"
 import { BlobStore } from "../platform/blobs/BlobStore.js"
-import { orNotFound } from "../platform/Found.js"
 import { ulid } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import { ProjectsRepo } from "../projects/ProjectsRepo.js"
+import { Projects } from "../projects/Projects.js"
 import { addTally, type ContentRow, ErasureRepo, type ErasureRow, type RunRef, type Tally } from "./ErasureRepo.js"
 
 /** Rows selected (and then deleted) per statement. */
@@ -117,13 +116,13 @@ const decodeUserId = (userId: string) =>
  * finishes it.
  */
 export class Erasure extends Effect.Service<Erasure>()("svc/Erasure", {
-  dependencies: [ErasureRepo.Default, ProjectsRepo.Default],
+  dependencies: [ErasureRepo.Default, Projects.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ErasureRepo
-    const projects = yield* ProjectsRepo
+    const projects = yield* Projects
     const blobs = yield* BlobStore
 
-    const requireProject = (projectId: string) => Effect.flatMap(projects.get(projectId), orNotFound("project"))
+    const requireProject = projects.require
 
     const erase = fn("Erasure.erase")(function* (projectId: string, rawUserId: string, requestedBy: string) {
       const userId = yield* decodeUserId(rawUserId)

@@ -6,10 +6,10 @@ import { AppConfig } from "../platform/Config.js"
 import { newId } from "../platform/Ids.js"
 import type { Job, JobResult } from "../platform/jobs/Jobs.js"
 import { exponentialBackoff } from "../platform/jobs/Queue.js"
-import { ScoresRepo } from "../scores/ScoresRepo.js"
+import { Scores } from "../scores/Scores.js"
 import { toTurns } from "../titles/Conversation.js"
 import { NO_USER, Usage } from "../usage/Usage.js"
-import { Webhooks } from "../webhooks/Webhooks.js"
+import { Outbox } from "../webhooks/Outbox.js"
 import { EvaluatorModel } from "./EvaluatorModel.js"
 import { type EvaluatorRow, EvaluatorsRepo, type Outcome, type Target } from "./EvaluatorsRepo.js"
 import { yieldToEventLoop } from "./EventLoop.js"
@@ -57,11 +57,11 @@ type Tally = { -readonly [K in "scored" | "no_match" | "retrying" | "failed" | "
  * the guard: a target another pass wrote already gets no second score).
  */
 export class EvaluatorJob extends Effect.Service<EvaluatorJob>()("svc/EvaluatorJob", {
-  dependencies: [EvaluatorsRepo.Default, ScoresRepo.Default, Webhooks.Default, Usage.Default],
+  dependencies: [EvaluatorsRepo.Default, Scores.Default, Outbox.Default, Usage.Default],
   effect: Effect.gen(function* () {
     const repo = yield* EvaluatorsRepo
-    const scores = yield* ScoresRepo
-    const webhooks = yield* Webhooks
+    const scores = yield* Scores
+    const outbox = yield* Outbox
     const usage = yield* Usage
     const model = yield* EvaluatorModel
     const intervalMs = (yield* AppConfig.evaluatorIntervalSeconds) * 1000
@@ -161,7 +161,7 @@ export class EvaluatorJob extends Effect.Service<EvaluatorJob>()("svc/EvaluatorJ
                   user_id: target.user_id ?? NO_USER,
                   workspace_id: target.workspace_id ?? ""
                 } as const
-                const insert = scores.insert(
+                const insert = scores.insertDerived(
                   { projectId: evaluator.project_id, workspaceId: score.workspace_id },
                   {
                     id: score.id,
@@ -177,7 +177,7 @@ export class EvaluatorJob extends Effect.Service<EvaluatorJob>()("svc/EvaluatorJ
                   }
                 )
                 // score.created goes out with the score, as for a score a client posts.
-                yield* webhooks.withEvent(evaluator.project_id, "score.created", insert, () => Effect.succeed(score))
+                yield* outbox.withEvent(evaluator.project_id, "score.created", insert, () => Effect.succeed(score))
                 scoredUser = score.user_id
               }
               return true

@@ -11,8 +11,6 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import { AppConfig } from "../platform/Config.js"
 
 export class EvaluatorModelFailed extends Data.TaggedError("EvaluatorModelFailed")<{ readonly reason: string }> {}
 
@@ -36,19 +34,3 @@ export class EvaluatorModel extends Context.Tag("svc/EvaluatorModel")<
     classify: () => Effect.fail(new EvaluatorModelFailed({ reason: "no evaluator model is configured" }))
   })
 }
-
-/** The model layer when EVALUATOR_MODEL_BASE_URL is set (its modules are loaded only then), else None. */
-export const EvaluatorModelLive = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const baseUrl = yield* AppConfig.evaluatorModelBaseUrl
-    if (Option.isNone(baseUrl) || baseUrl.value.trim() === "") return EvaluatorModel.None
-    const options = {
-      baseUrl: baseUrl.value.trim(),
-      apiKey: yield* AppConfig.evaluatorModelApiKey,
-      model: yield* AppConfig.evaluatorModel,
-      timeoutMs: yield* AppConfig.evaluatorModelTimeoutMs
-    }
-    const { layerModel } = yield* Effect.promise(() => import("./ModelClassifier.js"))
-    return layerModel(options)
-  })
-)

@@ -2,10 +2,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Conflict, invalid, notFound } from "../../schema/Errors.js"
 import { EVALUATOR_LIMITS, type Evaluator, type EvaluatorInput } from "../../schema/Evaluator.js"
-import { orNotFound } from "../platform/Found.js"
 import { ulid } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import { ProjectsRepo } from "../projects/ProjectsRepo.js"
+import { Projects } from "../projects/Projects.js"
 import { EvaluatorModel } from "./EvaluatorModel.js"
 import { type EvaluatorRow, type EvaluatorSettings, EvaluatorsRepo } from "./EvaluatorsRepo.js"
 import { patternProblem } from "./Rules.js"
@@ -37,13 +36,13 @@ const nameTaken = (name: string) => new Conflict({ message: `the project has an 
  * and patterns that compile as RE2 to a bounded program (evaluators/Rules.ts).
  */
 export class Evaluators extends Effect.Service<Evaluators>()("svc/Evaluators", {
-  dependencies: [EvaluatorsRepo.Default, ProjectsRepo.Default],
+  dependencies: [EvaluatorsRepo.Default, Projects.Default],
   effect: Effect.gen(function* () {
     const repo = yield* EvaluatorsRepo
-    const projects = yield* ProjectsRepo
+    const projects = yield* Projects
     const model = yield* EvaluatorModel
 
-    const requireProject = (projectId: string) => Effect.flatMap(projects.get(projectId), orNotFound("project"))
+    const requireProject = projects.require
 
     const settingsOf = (input: EvaluatorInput) =>
       Effect.gen(function* () {

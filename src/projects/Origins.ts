@@ -1,9 +1,9 @@
 import * as Cache from "effect/Cache"
 import * as Effect from "effect/Effect"
-import { orNotFound, rowNotFoundAs404 } from "../platform/Found.js"
+import { rowNotFoundAs404 } from "../platform/Found.js"
 import { fn } from "../platform/telemetry/Traced.js"
 import { OriginsRepo } from "./OriginsRepo.js"
-import { ProjectsRepo } from "./ProjectsRepo.js"
+import { Projects } from "./Projects.js"
 
 /** How long a project's list is remembered; an update in this process evicts it at once. */
 const CACHE_TTL = "5 seconds"
@@ -11,10 +11,10 @@ const MAX_PROJECTS = 10_000
 
 /** The allowed browser origins of each project (CORS on the frontend base URL). */
 export class Origins extends Effect.Service<Origins>()("svc/Origins", {
-  dependencies: [OriginsRepo.Default, ProjectsRepo.Default],
+  dependencies: [OriginsRepo.Default, Projects.Default],
   effect: Effect.gen(function* () {
     const repo = yield* OriginsRepo
-    const projects = yield* ProjectsRepo
+    const projects = yield* Projects
     // Concurrent misses of one project share one query.
     const cache = yield* Cache.make({
       capacity: MAX_PROJECTS,
@@ -26,7 +26,7 @@ export class Origins extends Effect.Service<Origins>()("svc/Origins", {
 
     /** A project's list; 404 for a project that does not exist. */
     const list = fn("Origins.list")(function* (projectId: string) {
-      yield* Effect.flatMap(projects.get(projectId), orNotFound("project"))
+      yield* projects.require(projectId)
       return yield* repo.list(projectId)
     })
 

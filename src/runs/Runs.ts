@@ -8,15 +8,17 @@ import { orNotFound, rowNotFoundAs404 } from "../platform/Found.js"
 import { newId } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
 import { Usage } from "../usage/Usage.js"
-import { Webhooks } from "../webhooks/Webhooks.js"
+import { Outbox } from "../webhooks/Outbox.js"
 import { RunsRepo } from "./RunsRepo.js"
 
+export type { DerivedRunRow } from "./RunsRepo.js"
+
 export class Runs extends Effect.Service<Runs>()("svc/Runs", {
-  dependencies: [RunsRepo.Default, Usage.Default, Webhooks.Default],
+  dependencies: [RunsRepo.Default, Usage.Default, Outbox.Default],
   effect: Effect.gen(function* () {
     const repo = yield* RunsRepo
     const usage = yield* Usage
-    const webhooks = yield* Webhooks
+    const outbox = yield* Outbox
 
     /**
      * Stores a run report for a thread of the caller's workspace. With an
@@ -78,7 +80,7 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
         })
       )
       // run.created goes out with the run (the outbox), as the project API reads it; a replay sends nothing.
-      const outcome = yield* webhooks.withEvent(caller.projectId, "run.created", insert, (written) =>
+      const outcome = yield* outbox.withEvent(caller.projectId, "run.created", insert, (written) =>
         written._tag === "Created"
           ? Effect.map(repo.get(caller.projectId, written.id), (run) => (Option.isSome(run) ? run.value : undefined))
           : Effect.succeed(undefined)
@@ -122,6 +124,14 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
       return yield* Effect.flatMap(repo.get(projectId, runId), orNotFound("run"))
     })
 
-    return { report, listJson, get } as const
+    return {
+      report,
+      listJson,
+      get,
+      /** The run, if the project has it. */
+      find: repo.get,
+      /** Runs derived from model-call spans, written or updated in one statement (traces). */
+      upsertDerived: repo.upsertDerived
+    } as const
   })
 }) {}

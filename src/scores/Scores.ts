@@ -5,7 +5,7 @@ import { type CreateScore, ScoreCreated, type ScoreListQuery } from "../../schem
 import { newId } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
 import { Usage } from "../usage/Usage.js"
-import { Webhooks } from "../webhooks/Webhooks.js"
+import { Outbox } from "../webhooks/Outbox.js"
 import { ScoresRepo } from "./ScoresRepo.js"
 
 /** The value a score stores, by data type (decisions.md §5), or the problem with it. */
@@ -29,10 +29,10 @@ const storedValue = (input: CreateScore): { value: number | null } | { problem: 
 }
 
 export class Scores extends Effect.Service<Scores>()("svc/Scores", {
-  dependencies: [ScoresRepo.Default, Webhooks.Default, Usage.Default],
+  dependencies: [ScoresRepo.Default, Outbox.Default, Usage.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ScoresRepo
-    const webhooks = yield* Webhooks
+    const outbox = yield* Outbox
     const usage = yield* Usage
 
     const create = fn("Scores.create")(function* (caller: CallerShape, input: CreateScore) {
@@ -72,7 +72,7 @@ export class Scores extends Effect.Service<Scores>()("svc/Scores", {
         () => Effect.fail(notFound("score target"))
       )
       // score.created goes out with the score (the outbox).
-      yield* webhooks.withEvent(caller.projectId, "score.created", insert, () =>
+      yield* outbox.withEvent(caller.projectId, "score.created", insert, () =>
         Effect.succeed({
           id,
           name: input.name,
@@ -108,6 +108,11 @@ export class Scores extends Effect.Service<Scores>()("svc/Scores", {
       })
     })
 
-    return { create, list } as const
+    return {
+      create,
+      list,
+      /** A score another feature derived (an evaluator's label), written as given; RowNotFound when its target is gone. */
+      insertDerived: repo.insert
+    } as const
   })
 }) {}

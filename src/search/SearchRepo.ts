@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { fn } from "../platform/telemetry/Traced.js"
-import { THREAD_JSON_COLUMNS } from "../threads/ThreadsRepo.js"
+import { THREAD_JSON_COLUMNS } from "../threads/ThreadColumns.js"
 
 /**
  * Matching messages ranked per query, at most. A word in most of a large

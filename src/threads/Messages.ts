@@ -7,7 +7,7 @@ import { newId } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
 import { messageText, textsByFormat } from "../search/SearchText.js"
 import { Usage } from "../usage/Usage.js"
-import { Webhooks } from "../webhooks/Webhooks.js"
+import { Outbox } from "../webhooks/Outbox.js"
 import { FeedbackRepo } from "./FeedbackRepo.js"
 import { type AppendOutcome, type MessageRow, MessagesRepo } from "./MessagesRepo.js"
 import { Threads } from "./Threads.js"
@@ -27,13 +27,13 @@ const parentRefused = (field: "parent_id" | "parent_external_id", disagree: bool
 export type MessageJson = MessageRow
 
 export class Messages extends Effect.Service<Messages>()("svc/Messages", {
-  dependencies: [MessagesRepo.Default, FeedbackRepo.Default, Threads.Default, Usage.Default, Webhooks.Default],
+  dependencies: [MessagesRepo.Default, FeedbackRepo.Default, Threads.Default, Usage.Default, Outbox.Default],
   effect: Effect.gen(function* () {
     const repo = yield* MessagesRepo
     const feedback = yield* FeedbackRepo
     const threads = yield* Threads
     const usage = yield* Usage
-    const webhooks = yield* Webhooks
+    const outbox = yield* Outbox
 
     /** Rows with content as JSON text; the protocol writes them out without re-serializing. */
     const list = fn("Messages.list")(function* (caller: CallerShape, threadId: string, query: MessageListQuery) {
@@ -88,7 +88,7 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
           })
         )
       // message.created goes out with the message (the outbox); a retry that found it sends nothing.
-      const outcome = yield* webhooks.withMessageCreated(
+      const outcome = yield* outbox.withMessageCreated(
         caller.projectId,
         attempt(newId("msg"), EXTERNAL_ID_TRIES),
         (done) => (done._tag === "Created" ? done.id : undefined)
@@ -126,7 +126,7 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
     ) {
       yield* threads.requireVisible(caller, threadId)
       // Every feedback given (a new one, or one that replaces the user's earlier) is a feedback.created.
-      return yield* webhooks.withEvent(
+      return yield* outbox.withEvent(
         caller.projectId,
         "feedback.created",
         rowNotFoundAs404(

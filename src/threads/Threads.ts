@@ -7,15 +7,15 @@ import { orNotFound, rowNotFoundAs404 } from "../platform/Found.js"
 import { newId } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
 import { Usage } from "../usage/Usage.js"
-import { Webhooks } from "../webhooks/Webhooks.js"
+import { Outbox } from "../webhooks/Outbox.js"
 import { type ThreadPosition, ThreadsRepo } from "./ThreadsRepo.js"
 
 export class Threads extends Effect.Service<Threads>()("svc/Threads", {
-  dependencies: [ThreadsRepo.Default, Usage.Default, Webhooks.Default],
+  dependencies: [ThreadsRepo.Default, Usage.Default, Outbox.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ThreadsRepo
     const usage = yield* Usage
-    const webhooks = yield* Webhooks
+    const outbox = yield* Outbox
 
     /** The position `after` names, or 400 when it names no thread of the scope. */
     const cursor = (position: Effect.Effect<Option.Option<ThreadPosition>>, scopeName: string) =>
@@ -56,7 +56,7 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
           ? repo.insertOrFind(caller, Object.assign(thread, { externalId }))
           : Effect.as(repo.insert(caller, thread), { id: thread.id, created: true })
       // thread.created goes out with the thread (the outbox), in its wire shape.
-      const outcome = yield* webhooks.withEvent(
+      const outcome = yield* outbox.withEvent(
         caller.projectId,
         "thread.created",
         write,
@@ -109,6 +109,14 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
     })
 
     return {
+      /** The thread of the caller's workspace, or 404 (titles read its title). */
+      get: (caller: CallerShape, threadId: string) => Effect.flatMap(repo.get(caller, threadId), orNotFound("thread")),
+      /** Sets the title while the thread has none; true when it was set (a generated title). */
+      setTitleIfUntitled: repo.setTitleIfUntitled,
+      /** Moves every thread of an anonymous user to the claiming user (within the caller's transaction). */
+      moveAll: repo.moveAll,
+      /** The workspace and user of each of these ids that is a thread of the project (runs derived from spans). */
+      ownersInProject: repo.ownersInProject,
       list,
       getJson,
       getJsonInProject,

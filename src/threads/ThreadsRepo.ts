@@ -4,10 +4,10 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Thread } from "../../schema/Thread.js"
 import { foundOrFail } from "../platform/db/RowNotFound.js"
-import { isoTimestampSql } from "../platform/db/SqlText.js"
 import type { TenantScope } from "../platform/db/TenantScope.js"
 import { fn } from "../platform/telemetry/Traced.js"
 import { tsvectorOf } from "../search/SearchSql.js"
+import { THREAD_JSON_COLUMNS } from "./ThreadColumns.js"
 
 interface ThreadRow {
   readonly id: string
@@ -50,16 +50,6 @@ export interface ListOptions {
 
 const COLUMNS =
   "id, project_id, workspace_id, created_at, updated_at, title, last_message_at, is_archived, external_id, metadata"
-
-/**
- * The columns of a thread as the wire writes it (the Thread schema's fields, in its order,
- * timestamps as ISO 8601 UTC with milliseconds), made by the database as
- * one JSON text: the protocol sends it as is, with no object built and
- * encoded per request (measured in bench/, get_thread).
- */
-export const THREAD_JSON_COLUMNS = `id, project_id, workspace_id, ${isoTimestampSql("created_at")} AS created_at,
-  ${isoTimestampSql("updated_at")} AS updated_at, title, ${isoTimestampSql("last_message_at")} AS last_message_at,
-  is_archived, external_id, metadata`
 
 /** Where a thread sits in the list order (or sat, when deleted: its tombstone). */
 export interface ThreadPosition {

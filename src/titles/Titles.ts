@@ -13,25 +13,23 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
-import { TitleGeneratorLive } from "../../app/TitleGenerator.js"
 import type { CallerShape } from "../../schema/Api/Security.js"
 import { BadGateway, QuotaExceeded } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import type { ChatMessage } from "../../schema/Title.js"
-import { orNotFound } from "../platform/Found.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import { ProjectsRepo } from "../projects/ProjectsRepo.js"
-import { ThreadsRepo } from "../threads/ThreadsRepo.js"
+import { Projects } from "../projects/Projects.js"
+import { Threads } from "../threads/Threads.js"
 import { Usage } from "../usage/Usage.js"
 import { toTurns } from "./Conversation.js"
 import { type TitleGenerationFailed, TitleGenerator } from "./TitleGenerator.js"
 import { TitleQuotaRepo, utcMonth } from "./TitleQuotaRepo.js"
 
 export class Titles extends Effect.Service<Titles>()("svc/Titles", {
-  dependencies: [ThreadsRepo.Default, ProjectsRepo.Default, TitleQuotaRepo.Default, Usage.Default, TitleGeneratorLive],
+  dependencies: [Threads.Default, Projects.Default, TitleQuotaRepo.Default, Usage.Default],
   effect: Effect.gen(function* () {
-    const threads = yield* ThreadsRepo
-    const projects = yield* ProjectsRepo
+    const threads = yield* Threads
+    const projects = yield* Projects
     const quota = yield* TitleQuotaRepo
     const usage = yield* Usage
     const generator = yield* TitleGenerator
@@ -63,7 +61,7 @@ export class Titles extends Effect.Service<Titles>()("svc/Titles", {
       threadId: string,
       messages: ReadonlyArray<ChatMessage>
     ) {
-      const thread = yield* Effect.flatMap(threads.get(caller, threadId), orNotFound("thread"))
+      const thread = yield* threads.get(caller, threadId)
       if (thread.title !== null && thread.title.trim() !== "") return Stream.make(thread.title)
       const turns = toTurns(messages)
       // No text, nothing to title: an empty answer, which the client reads as no title.

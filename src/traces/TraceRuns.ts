@@ -11,11 +11,10 @@ import * as Option from "effect/Option"
 import type { SpanConvention, SpanRole } from "../../schema/Trace.js"
 import { newId } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import type { DerivedRunRow } from "../runs/RunsRepo.js"
-import { RunsRepo } from "../runs/RunsRepo.js"
-import { ThreadsRepo } from "../threads/ThreadsRepo.js"
+import { type DerivedRunRow, Runs } from "../runs/Runs.js"
+import { Threads } from "../threads/Threads.js"
 import { NO_USER, Usage } from "../usage/Usage.js"
-import { Webhooks } from "../webhooks/Webhooks.js"
+import { Outbox } from "../webhooks/Outbox.js"
 import { type DerivedRun, deriveRun, toolBelongsTo } from "./GenAiSpans.js"
 import type { SpanInput } from "./SpanModel.js"
 import { SpansRepo, type StoredSpan } from "./SpansRepo.js"
@@ -55,13 +54,13 @@ export interface Derived {
 const NONE: Derived = { made: 0, recordUsage: () => {} }
 
 export class TraceRuns extends Effect.Service<TraceRuns>()("svc/TraceRuns", {
-  dependencies: [SpansRepo.Default, RunsRepo.Default, ThreadsRepo.Default, Usage.Default, Webhooks.Default],
+  dependencies: [SpansRepo.Default, Runs.Default, Threads.Default, Usage.Default, Outbox.Default],
   effect: Effect.gen(function* () {
     const spans = yield* SpansRepo
-    const runs = yield* RunsRepo
-    const threads = yield* ThreadsRepo
+    const runs = yield* Runs
+    const threads = yield* Threads
     const usage = yield* Usage
-    const webhooks = yield* Webhooks
+    const outbox = yield* Outbox
 
     /**
      * Makes or completes the runs that the spans just stored call for: a new
@@ -134,15 +133,11 @@ export class TraceRuns extends Effect.Service<TraceRuns>()("svc/TraceRuns", {
         }
       })
       // run.created goes out with the runs (the outbox), as the project API reads them; a re-export sends nothing.
-      const created = yield* webhooks.withEvents(
-        projectId,
-        "run.created",
-        runs.upsertDerived(projectId, rows),
-        (made) =>
-          Effect.map(
-            Effect.forEach(made, (run) => runs.get(projectId, run.id)),
-            (found) => found.flatMap((run) => (Option.isSome(run) ? [run.value] : []))
-          )
+      const created = yield* outbox.withEvents(projectId, "run.created", runs.upsertDerived(projectId, rows), (made) =>
+        Effect.map(
+          Effect.forEach(made, (run) => runs.find(projectId, run.id)),
+          (found) => found.flatMap((run) => (Option.isSome(run) ? [run.value] : []))
+        )
       )
       const bySpan = new Map(rows.map((row) => [`${row.trace_id}/${row.span_id}`, row]))
       const counted = created.flatMap((made) => {

@@ -16,7 +16,7 @@ import { Limits } from "../../schema/Limits.js"
 import { INT64_MAX, type TraceListQuery } from "../../schema/Trace.js"
 import { DatabasePool } from "../platform/db/DatabasePool.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import { RunsRepo } from "../runs/RunsRepo.js"
+import { Runs } from "../runs/Runs.js"
 import { checkSpans, refusalReason } from "./SpanChecks.js"
 import type { SpanInput } from "./SpanModel.js"
 import { SpansRepo } from "./SpansRepo.js"
@@ -71,11 +71,11 @@ const nanosOf = (date: Date): string => {
 }
 
 export class Traces extends Effect.Service<Traces>()("svc/Traces", {
-  dependencies: [SpansRepo.Default, TracesRepo.Default, RunsRepo.Default, TraceRuns.Default],
+  dependencies: [SpansRepo.Default, TracesRepo.Default, Runs.Default, TraceRuns.Default],
   effect: Effect.gen(function* () {
     const spans = yield* SpansRepo
     const traces = yield* TracesRepo
-    const runs = yield* RunsRepo
+    const runs = yield* Runs
     const traceRuns = yield* TraceRuns
     const pool = yield* DatabasePool
     const turns = yield* Effect.makeSemaphore(
@@ -174,13 +174,7 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
       if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ message: "trace not found" }))
       const linked = yield* runs.listJson(projectId, {
         limit: Limits.trace.spansPerTraceMax,
-        after: undefined,
-        threadId: undefined,
-        status: undefined,
-        modelId: undefined,
-        traceId: traceId.toLowerCase(),
-        from: undefined,
-        to: undefined
+        trace_id: traceId.toLowerCase()
       })
       return { trace: found.value.trace, spans: found.value.spans, runs: linked }
     })

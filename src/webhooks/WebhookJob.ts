@@ -5,8 +5,8 @@ import { AppConfig } from "../platform/Config.js"
 import type { Job, JobResult } from "../platform/jobs/Jobs.js"
 import { heldRows, LEASE_MS, withLease } from "../platform/jobs/Lease.js"
 import { exponentialBackoff } from "../platform/jobs/Queue.js"
+import { type AttemptResult, type ClaimedDelivery, OutboxRepo } from "./OutboxRepo.js"
 import { deliver } from "./WebhookSender.js"
-import { type AttemptResult, type ClaimedDelivery, WebhooksRepo } from "./WebhooksRepo.js"
 
 /** Deliveries claimed at once, and sent at once. */
 const BATCH = 20
@@ -22,9 +22,9 @@ export const webhookBackoff = exponentialBackoff(30_000, 3_600_000)
  * next one after a failure, or gives up once its 24 hours are over.
  */
 export class WebhookJob extends Effect.Service<WebhookJob>()("svc/WebhookJob", {
-  dependencies: [WebhooksRepo.Default],
+  dependencies: [OutboxRepo.Default],
   effect: Effect.gen(function* () {
-    const repo = yield* WebhooksRepo
+    const repo = yield* OutboxRepo
     const allowPrivate = yield* AppConfig.webhookAllowPrivate
     const holder = randomUUID()
     const nowMs = Clock.currentTimeMillis

@@ -18,8 +18,8 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { blobRoute, keyOfBlobRoute } from "../../../schema/BlobRoute.js"
-import { sameSecret } from "../../auth/Secrets.js"
 import { AppConfig } from "../Config.js"
+import { sameSecret } from "../Secrets.js"
 import { BlobStore, type SignedRequest, type WriteResult } from "./BlobStore.js"
 
 /**

@@ -32,8 +32,23 @@ export interface Job {
   readonly run: Effect.Effect<JobResult>
 }
 
-/** The jobs this gateway runs; each feature adds its own (app/Gateway.ts composes the list). */
-export class JobList extends Context.Tag("svc/JobList")<JobList, ReadonlyArray<Job>>() {}
+/** The jobs this gateway runs; each feature offers its own, and app/Jobs.ts lists them. */
+export class JobList extends Context.Tag("svc/JobList")<JobList, ReadonlyArray<Job>>() {
+  /** No job yet: the start of app/Jobs.ts's list. */
+  static readonly empty = Layer.succeed(JobList, [])
+
+  /**
+   * The list with one more job: the `job` a feature's service offers, built
+   * by the service's own layer (shared with every other user of that layer).
+   */
+  static readonly offering =
+    <I extends { readonly job: Job }, E, R>(service: Context.Tag<I, I> & { readonly Default: Layer.Layer<I, E, R> }) =>
+    <E0, R0>(list: Layer.Layer<JobList, E0, R0>): Layer.Layer<JobList, E | E0, R | R0> =>
+      Layer.effect(
+        JobList,
+        Effect.zipWith(JobList, service, (jobs, offer) => [...jobs, offer.job])
+      ).pipe(Layer.provide(Layer.merge(list, service.Default)))
+}
 
 export interface JobStatus {
   readonly name: string
