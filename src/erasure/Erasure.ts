@@ -8,6 +8,7 @@ import { ErasedUserId, type ErasureCounts, type UserErasure } from "../../schema
 import { invalid } from "../../schema/Errors.js"
 import { parseKey, workspaceSegment } from "../files/Files.js"
 import { BlobStore } from "../platform/blobs/BlobStore.js"
+import { zeroCounts } from "../platform/db/UserData.js"
 import { ulid } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
 import { Projects } from "../projects/Projects.js"
@@ -61,20 +62,7 @@ export const attachmentKeysIn = (projectId: string, json: string): Set<string> =
  */
 export const userSha256 = (userId: string): string => createHash("sha256").update(userId).digest("hex")
 
-const zero = (): { -readonly [K in keyof ErasureCounts]: number } => ({
-  threads: 0,
-  messages: 0,
-  feedback: 0,
-  runs: 0,
-  scores: 0,
-  events: 0,
-  attachments: 0,
-  spans: 0,
-  traces: 0,
-  refresh_tokens: 0,
-  workspace_claims: 0,
-  webhook_deliveries: 0
-})
+const zero = zeroCounts
 
 const COUNT_KEYS = Object.keys(zero()) as Array<keyof ErasureCounts>
 

@@ -4,6 +4,7 @@ import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import type { ErasureCounts } from "../../schema/Erasure.js"
 import { inTransaction } from "../platform/db/SqlErrors.js"
+import { USER_DATA, type UserDataTableName } from "../platform/db/UserData.js"
 import { fn } from "../platform/telemetry/Traced.js"
 
 /** A row whose content may name attachments: its id and its JSON as text. */
@@ -29,28 +30,10 @@ export interface ErasureRow {
 /** What a batch deleted (or re-keyed), by the kinds an erasure counts; a kind absent is 0. */
 export type Tally = Partial<Record<keyof ErasureCounts | "usage_rows_anonymized", number>>
 
-/** The kind each table's rows count as. */
-const KIND_OF = {
-  threads: "threads",
-  messages: "messages",
-  message_feedback: "feedback",
-  runs: "runs",
-  scores: "scores",
-  events: "events",
-  refresh_tokens: "refresh_tokens",
-  traces: "traces",
-  workspace_claims: "workspace_claims"
-} as const
-type Table = keyof typeof KIND_OF
-
-/** The event a table's rows raise (src/webhooks/Webhooks.ts); its deliveries record the row's id as their object. */
-const EVENT_OF: Partial<Record<Table, string>> = {
-  threads: "thread.created",
-  messages: "message.created",
-  message_feedback: "feedback.created",
-  runs: "run.created",
-  scores: "score.created"
-}
+/** The user-data tables an erasure deletes rows of and counts (src/platform/db/UserData.ts). */
+type Table = {
+  [T in UserDataTableName]: (typeof USER_DATA)[T]["kind"] extends null ? never : T
+}[UserDataTableName]
 
 /** The sum of two tallies. */
 export const addTally = (a: Tally, b: Tally): Tally => {
@@ -81,9 +64,9 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("svc/ErasureRepo"
      * delivery carries its content); what went, by kind.
      */
     const remove = (table: Table, projectId: string, which: Statement.Fragment): Effect.Effect<Tally, SqlError> => {
-      const event = EVENT_OF[table]
+      const { kind, event } = USER_DATA[table]
       const statement =
-        event === undefined
+        event === null
           ? sql<{ n: number; deliveries: number }>`WITH gone AS (
               DELETE FROM ${sql(table)} WHERE project_id = ${projectId} AND ${which} RETURNING 1
             ) SELECT count(*)::int AS n, 0 AS deliveries FROM gone`
@@ -94,7 +77,7 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("svc/ErasureRepo"
                 AND object_id IN (SELECT id FROM gone) RETURNING 1
             ) SELECT (SELECT count(*)::int FROM gone) AS n, (SELECT count(*)::int FROM deliveries) AS deliveries`
       return Effect.map(statement, ([row]) => ({
-        [KIND_OF[table]]: Number(row?.n ?? 0),
+        [kind]: Number(row?.n ?? 0),
         webhook_deliveries: Number(row?.deliveries ?? 0)
       }))
     }

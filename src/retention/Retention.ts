@@ -6,10 +6,11 @@ import type { Retention as RetentionShape } from "../../schema/Settings.js"
 import { parseKey } from "../files/Files.js"
 import { BlobStore } from "../platform/blobs/BlobStore.js"
 import { AppConfig } from "../platform/Config.js"
+import { AGED_TABLES } from "../platform/db/UserData.js"
 import type { Job, JobResult } from "../platform/jobs/Jobs.js"
 import { exponentialBackoff, Queue } from "../platform/jobs/Queue.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import { AGED, type Aged, RetentionRepo, type RetentionRow } from "./RetentionRepo.js"
+import { RetentionRepo, type RetentionRow, THREAD_KINDS } from "./RetentionRepo.js"
 
 type RetentionAnswer = typeof RetentionShape.Type
 type Days = RetentionAnswer["days"]
@@ -60,8 +61,8 @@ const asDays = (days: number | null): Days => {
 }
 
 /**
- * Retention (decisions.md §11, §12): the per-project setting, and the job
- * that deletes what is past it.
+ * Retention (docs/decisions.md "Jobs and retention"): the per-project setting,
+ * and the job that deletes what is past it.
  */
 export class Retention extends Effect.Service<Retention>()("svc/Retention", {
   dependencies: [RetentionRepo.Default],
@@ -128,20 +129,10 @@ export class RetentionJob extends Effect.Service<RetentionJob>()("svc/RetentionJ
       const started = yield* now
       const deadline = started.getTime() + PASS_BUDGET_MS
       const inTime = Effect.map(Clock.currentTimeMillis, (ms) => ms < deadline)
-      const totals: Record<string, number> = {
-        threads: 0,
-        messages: 0,
-        feedback: 0,
-        runs: 0,
-        scores: 0,
-        events: 0,
-        spans: 0,
-        span_resources: 0,
-        traces: 0,
-        webhook_deliveries: 0,
-        attachments: 0,
-        attachments_failed: 0
-      }
+      // Every kind at 0, so that the report lists each: the thread batch's kinds, the aged tables, the blobs.
+      const totals: Record<string, number> = Object.fromEntries(
+        [...THREAD_KINDS, ...AGED_TABLES, "attachments", "attachments_failed"].map((kind) => [kind, 0])
+      )
       const add = (kind: string, n: number) => {
         totals[kind] = (totals[kind] ?? 0) + n
       }
@@ -155,12 +146,12 @@ export class RetentionJob extends Effect.Service<RetentionJob>()("svc/RetentionJ
               { discard: true }
             )
           )
-          for (const kind of ["threads", "messages", "feedback", "runs", "scores", "events"] as const) {
+          for (const kind of THREAD_KINDS) {
             add(kind, batch[kind])
           }
           if (batch.threads === 0) break
         }
-        for (const table of Object.keys(AGED) as Array<Aged>) {
+        for (const table of AGED_TABLES) {
           while (yield* inTime) {
             const n = yield* repo.deleteAged(table, project.id, cutoff, batchSize)
             add(table, n)

@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { inTransaction } from "../platform/db/SqlErrors.js"
+import { type AgedTable, USER_DATA } from "../platform/db/UserData.js"
 import { fn } from "../platform/telemetry/Traced.js"
 
 export interface RetentionRow {
@@ -9,6 +10,9 @@ export interface RetentionRow {
   readonly prior_days: number | null
   readonly effective_at: Date | null
 }
+
+/** The kinds a batch of threads counts: the threads and the rows in them. */
+export const THREAD_KINDS = ["threads", "messages", "feedback", "runs", "scores", "events"] as const
 
 /** What a batch of threads took with it. */
 export interface ThreadBatch {
@@ -21,19 +25,6 @@ export interface ThreadBatch {
   /** Message contents that name an attachment of the project (for its blobs). */
   readonly contents: ReadonlyArray<string>
 }
-
-/** Rows without a thread that retention deletes by age: table and time column. */
-export const AGED = {
-  spans: "stored_at",
-  // After the spans: a resource row is as old as the spans of its export (one transaction's now()).
-  span_resources: "stored_at",
-  traces: "stored_at",
-  runs: "created_at",
-  events: "created_at",
-  // The delivery log (payloads copy content); a delivery still being tried is left to finish.
-  webhook_deliveries: "created_at"
-} as const
-export type Aged = keyof typeof AGED
 
 /**
  * The retention setting (projects) and the deletions of the retention job,
@@ -143,17 +134,17 @@ export class RetentionRepo extends Effect.Service<RetentionRepo>()("svc/Retentio
             .pipe(Effect.orDie)
       ),
       /** Deletes at most `limit` rows of `table` without a thread older than `cutoff`. */
-      deleteAged: fn("RetentionRepo.deleteAged")((table: Aged, projectId: string, cutoff: Date, limit: number) => {
-        const column = sql(AGED[table])
-        const threadless =
-          table === "runs" || table === "events"
+      deleteAged: fn("RetentionRepo.deleteAged")((table: AgedTable, projectId: string, cutoff: Date, limit: number) => {
+        const aging = USER_DATA[table].retention
+        const column = sql(aging.column)
+        const only = !("only" in aging)
+          ? sql``
+          : aging.only === "threadless"
             ? sql`AND thread_id IS NULL`
-            : table === "webhook_deliveries"
-              ? sql`AND status <> 'pending'`
-              : sql``
+            : sql`AND status <> 'pending'`
         return sql<{ n: number }>`WITH doomed AS (
               SELECT ctid FROM ${sql(table)}
-              WHERE project_id = ${projectId} AND ${column} < ${cutoff} ${threadless}
+              WHERE project_id = ${projectId} AND ${column} < ${cutoff} ${only}
               LIMIT ${limit} FOR UPDATE SKIP LOCKED),
             gone AS (DELETE FROM ${sql(table)} WHERE ctid IN (SELECT ctid FROM doomed) RETURNING 1)
             SELECT count(*)::int AS n FROM gone`.pipe(Effect.map(count))
