@@ -28,7 +28,10 @@ export const ProjectList = Schema.Struct({ projects: Schema.Array(Project) })
 
 export const ProjectPlan = Schema.Struct({ plan: Plan }).annotations({ examples: [{ plan: "pro" }] })
 
-/** Users whose id starts with one of these are left out of usage figures (decisions.md §8, §11). */
+/**
+ * Users whose id starts with one of these are left out of usage figures
+ * (docs/decisions.md "Project read API and usage").
+ */
 export const TestUserPrefixes = Schema.Struct({
   prefixes: Schema.Array(
     StorableString.pipe(

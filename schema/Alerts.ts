@@ -1,4 +1,7 @@
-/** Alert rules (decisions.md §11, §12): a metric over a window, a threshold, a cooldown, a webhook destination. */
+/**
+ * Alert rules (docs/decisions.md "Alert rules"): a metric over a window, a
+ * threshold, a cooldown, a webhook destination.
+ */
 import * as Schema from "effect/Schema"
 import type { Plan } from "./Admin.js"
 import { Timestamp } from "./Common.js"

@@ -5,7 +5,7 @@ import { StorableString } from "./Text.js"
 /** `POST /v1/auth/tokens`: a service-issued access token (a 5-minute JWT). */
 export const TokenIssued = Schema.Struct({ token: Schema.String })
 
-/** The answer of the anonymous session routes (decisions.md §4). */
+/** The answer of the anonymous session routes (docs/decisions.md "Anonymous sessions and claim"). */
 export const Session = Schema.Struct({
   access_token: Schema.String,
   token_type: Schema.Literal("Bearer"),

@@ -2,7 +2,7 @@ import * as Schema from "effect/Schema"
 import { Limits } from "./Limits.js"
 import { jsonProblem } from "./Text.js"
 
-/** Opaque, time-sortable id (decisions.md §1). */
+/** Opaque, time-sortable id (docs/decisions.md "Wire"). */
 export const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(Limits.idMaxLength))
 
 /**
@@ -43,7 +43,7 @@ const LIMIT_DIGITS_READ = 15
 /**
  * `limit` query parameter: decimal digits only (not `0x10`, `1e3`, `+5` or
  * `1.0`), at least 1; above `max`, however large, it is clamped
- * (decisions.md §1); absent it is `fallback`.
+ * (docs/decisions.md "Wire"); absent it is `fallback`.
  */
 export const PageLimit = (fallback: number, max: number) =>
   Schema.optionalWith(

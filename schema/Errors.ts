@@ -1,7 +1,8 @@
 /**
- * Wire errors. Every body is `{ error, message, ...details }` (decisions.md §1):
- * the `error` field is the discriminator, so these are Schema classes with an
- * `error` tag rather than TaggedErrors (which would put `_tag` on the wire).
+ * Wire errors. Every body is `{ error, message, ...details }`
+ * (docs/api-and-auth.md "Errors"): the `error` field is the discriminator, so
+ * these are Schema classes with an `error` tag rather than TaggedErrors (which
+ * would put `_tag` on the wire).
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Schema from "effect/Schema"

@@ -1,4 +1,4 @@
-/** Evaluators (decisions.md §11, §12): label new runs or threads with a category, written as a score. */
+/** Evaluators (docs/decisions.md "Evaluators"): label new runs or threads with a category, written as a score. */
 import * as Schema from "effect/Schema"
 import { Timestamp } from "./Common.js"
 import { ExampleIds, exampleOf } from "./Examples.js"

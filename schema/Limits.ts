@@ -92,7 +92,7 @@ export const Limits = {
     refreshTokenDays: 30
   },
   project: { nameMaxLength: 100, testUserPrefixesMax: 10, testUserPrefixMaxLength: 64 },
-  /** Thread titles (POST /v1/runs/stream, decisions.md §6). */
+  /** Thread titles (POST /v1/runs/stream, docs/decisions.md "Titles"). */
   title: {
     minWords: 2,
     maxWords: 12,
@@ -107,7 +107,7 @@ export const Limits = {
     monthlyQuota: { hobby: 500, pro: 5_000, startup: null, enterprise: null } satisfies Record<Plan, number | null>
   },
   origins: { maxEntries: 32, maxLength: 255 },
-  /** OTLP trace exports (POST /v1/traces, decisions.md §9). */
+  /** OTLP trace exports (POST /v1/traces, docs/decisions.md "Traces (OTLP/HTTP)"). */
   trace: {
     /** An export, before and after decompression (spec part 8). */
     exportMaxBytes: 4 * 1024 * 1024,

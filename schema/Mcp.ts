@@ -1,6 +1,6 @@
 /**
- * The MCP endpoint's contract (decisions.md §10): where it is, and the
- * inputs and structured results of its read-only tools. Inputs are the
+ * The MCP endpoint's contract (docs/decisions.md "MCP"): where it is, and
+ * the inputs and structured results of its read-only tools. Inputs are the
  * project read API's query schemas (one source of truth: the same filters,
  * limits and cursors); a tool takes them as JSON, numbers and booleans as
  * themselves or as their query-string text. Results are the REST answers

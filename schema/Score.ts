@@ -1,4 +1,4 @@
-/** Scores (spec part 2, decisions.md §5): a rating of a thread, message or run. */
+/** Scores (spec part 2, docs/decisions.md "Scores"): a rating of a thread, message or run. */
 import * as Schema from "effect/Schema"
 import { Id, PageLimit, Timestamp } from "./Common.js"
 import { ExampleIds } from "./Examples.js"

@@ -29,7 +29,7 @@ export const TopicCeiling = Schema.Struct({
   )
 }).annotations({ examples: [{ value: 20 }] })
 
-/** Every setting of a project in one object (decisions.md §12). */
+/** Every setting of a project in one object (docs/settings-plane.md "Retention, settings and jobs"). */
 export const ProjectSettings = Schema.Struct({
   project_id: Schema.String,
   name: Schema.String,

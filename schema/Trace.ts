@@ -1,7 +1,8 @@
 /**
- * Traces as the project API reads them back (decisions.md §9): the spans an
- * OTLP exporter sent, each with the convention the gateway recognised in it,
- * and the runs made from its model-call spans.
+ * Traces as the project API reads them back
+ * (docs/decisions.md "Traces (OTLP/HTTP)"): the spans an OTLP exporter sent,
+ * each with the convention the gateway recognised in it, and the runs made
+ * from its model-call spans.
  */
 import * as Schema from "effect/Schema"
 import { PageLimit, Timestamp } from "./Common.js"

@@ -1,4 +1,4 @@
-/** The project read API's usage figures (decisions.md §8). */
+/** The project read API's usage figures (docs/decisions.md "Project read API and usage"). */
 import * as Schema from "effect/Schema"
 import { dayExists } from "./Common.js"
 import { exampleOf } from "./Examples.js"

@@ -3,7 +3,7 @@ import { Id, Timestamp } from "./Common.js"
 import { ExampleIds, exampleOf } from "./Examples.js"
 import { StorableString } from "./Text.js"
 
-/** The events a subscription may ask for (decisions.md §12); `alert.fired` comes from alert rules. */
+/** The events a subscription may ask for (docs/decisions.md "Webhooks"); `alert.fired` comes from alert rules. */
 export const WEBHOOK_EVENTS = [
   "thread.created",
   "message.created",

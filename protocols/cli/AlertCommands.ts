@@ -1,7 +1,8 @@
 /**
- * `svc alert create | list | update | delete | history` (decisions.md §12),
- * over the same service as the admin HTTP API. The rules are checked and
- * fired by the gateway's `alerts` job (or `svc jobs run --job alerts`).
+ * `svc alert create | list | update | delete | history` (docs/decisions.md
+ * "Alert rules"), over the same service as the admin HTTP API. The rules
+ * are checked and fired by the gateway's `alerts` job (or
+ * `svc jobs run --job alerts`).
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"

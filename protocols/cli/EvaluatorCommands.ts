@@ -1,7 +1,7 @@
 /**
- * `svc evaluator create | list | update | delete` (decisions.md §12), over
- * the same service as the admin HTTP API. Categories are given as JSON, as
- * the API takes them.
+ * `svc evaluator create | list | update | delete` (docs/decisions.md
+ * "Evaluators"), over the same service as the admin HTTP API. Categories
+ * are given as JSON, as the API takes them.
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"

@@ -1,7 +1,7 @@
 /**
  * `svc project settings | retention | topic-ceiling` and `svc jobs list | run`:
- * the settings plane at work (decisions.md §12), over the same services as
- * the admin HTTP API.
+ * the settings plane at work (docs/decisions.md "Jobs and retention"), over the
+ * same services as the admin HTTP API.
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"

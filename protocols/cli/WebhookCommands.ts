@@ -1,7 +1,8 @@
 /**
  * `svc webhook create | list | delete | deliveries | redeliver`
- * (decisions.md §12), over the same service as the admin HTTP API.
- * Deliveries are made by the gateway's `webhooks` job, not by the CLI.
+ * (docs/decisions.md "Webhooks"), over the same service as the admin
+ * HTTP API. Deliveries are made by the gateway's `webhooks` job, not
+ * by the CLI.
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"

@@ -1,6 +1,6 @@
 /**
  * `/v1/mcp`: MCP over Streamable HTTP, stateless, JSON responses
- * (decisions.md §10), mounted on the one HTTP server. This module is the
+ * (docs/decisions.md "MCP"), mounted on the one HTTP server. This module is the
  * transport: the API key (401 with `WWW-Authenticate: Bearer`), POST only
  * (GET and DELETE are 405: no stream to resume, no session to end), and the
  * SDK's web-standard transport in front of a server made for the caller's

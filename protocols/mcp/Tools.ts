@@ -1,6 +1,6 @@
 /**
- * The ten read-only tools (decisions.md §10), each a thin adapter over the
- * use case the project read API calls, with its text rendering.
+ * The ten read-only tools (docs/decisions.md "MCP"), each a thin adapter
+ * over the use case the project read API calls, with its text rendering.
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"

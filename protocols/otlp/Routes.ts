@@ -1,9 +1,10 @@
 /**
- * `POST /v1/traces`: OTLP/HTTP trace exports (decisions.md §9). This module
- * is the transport only, as the Collector's otlpreceiver keeps it: the API
- * key, media types (JSON in UTF-8 only), gzip, the 4 MB caps before and after inflating, the
- * status table and the answer in the request's encoding. What is kept and
- * what becomes a run is src/traces/Traces.ts's business.
+ * `POST /v1/traces`: OTLP/HTTP trace exports (docs/decisions.md "Traces
+ * (OTLP/HTTP)"). This module is the transport only, as the Collector's
+ * otlpreceiver keeps it: the API key, media types (JSON in UTF-8 only), gzip,
+ * the 4 MB caps before and after inflating, the status table and the answer
+ * in the request's encoding. What is kept and what becomes a run is
+ * src/traces/Traces.ts's business.
  *
  * Status table: 200 with ExportTraceServiceResponse (partial_success when
  * spans were refused); 400 a body that does not decode; 401 no valid API

@@ -68,7 +68,8 @@ const sdkIdentities = (request: HttpServerRequest.HttpServerRequest) => {
 /**
  * Who is calling. On the backend host: an API key, acting as the user and
  * workspace of the identity headers. On a frontend base URL: a JWT for that
- * URL's project, acting as its `sub` and `wid` (decisions.md §4).
+ * URL's project, acting as its `sub` and `wid` (docs/decisions.md
+ * "Tenancy", "Service-issued tokens").
  */
 export const AuthenticatedLive = Layer.effect(
   Authenticated,

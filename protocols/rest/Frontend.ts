@@ -2,8 +2,9 @@ import * as Context from "effect/Context"
 
 /**
  * The project of a request that came through a frontend base URL
- * (`{origin}/p/{project_id}/v1/...`, decisions.md §4). Such a request is
- * authenticated with a JWT for that project, not an API key.
+ * (`{origin}/p/{project_id}/v1/...`, docs/decisions.md "Service-issued
+ * tokens"). Such a request is authenticated with a JWT for that project, not
+ * an API key.
  */
 export class FrontendProject extends Context.Tag("svc/FrontendProject")<FrontendProject, string>() {}
 

@@ -1,8 +1,8 @@
 /**
  * One global middleware for every route: body caps (413) and JSON media type
  * (415) before a handler runs, and every failure that escaped the routes turned
- * into the `{ error, message }` body of decisions.md §1. A defect is logged and
- * answers 500 with no internals.
+ * into the `{ error, message }` body of docs/api-and-auth.md "Errors". A defect
+ * is logged and answers 500 with no internals.
  */
 import * as HttpApiError from "@effect/platform/HttpApiError"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
@@ -172,7 +172,7 @@ const preflight = (origin: string) =>
     }
   })
 
-/** A route of the other host answers as a route that does not exist (decisions.md §4). */
+/** A route of the other host answers as a route that does not exist (docs/decisions.md "Wire", Hosts). */
 const notOnThisHost = (servedOn: "backend" | "frontend") =>
   reply(
     404,

@@ -8,7 +8,10 @@ import { Conflict, NotFound } from "../Errors.js"
 import { ServedOn } from "./RouteRules.js"
 import { AdminAuth } from "./Security.js"
 
-/** Alert rules (decisions.md §12): a metric over a window checked every minute, delivered as `alert.fired`. */
+/**
+ * Alert rules (docs/decisions.md "Alert rules"): a metric over a window
+ * checked every minute, delivered as `alert.fired`.
+ */
 export class AlertsGroup extends HttpApiGroup.make("alerts")
   .add(
     HttpApiEndpoint.post("createAlertRule", "/projects/:project_id/alert-rules")

@@ -7,7 +7,7 @@ import { BadGateway, NotFound } from "../Errors.js"
 import { ServedOn } from "./RouteRules.js"
 import { AdminAuth } from "./Security.js"
 
-/** Erasure of one user's data (decisions.md §11, §12) and its audit log. */
+/** Erasure of one user's data (docs/decisions.md "Erasure of one user") and its audit log. */
 export class ErasureGroup extends HttpApiGroup.make("erasure")
   .add(
     HttpApiEndpoint.del("eraseUser", "/projects/:project_id/users/:user_id")

@@ -8,7 +8,10 @@ import { Evaluator, EvaluatorInput, EvaluatorList, EvaluatorPath } from "../Eval
 import { ServedOn } from "./RouteRules.js"
 import { AdminAuth } from "./Security.js"
 
-/** Evaluators (decisions.md §12): rules or a model that label new runs or threads, as categorical scores. */
+/**
+ * Evaluators (docs/decisions.md "Evaluators"): rules or a model that label
+ * new runs or threads, as categorical scores.
+ */
 export class EvaluatorsGroup extends HttpApiGroup.make("evaluators")
   .add(
     HttpApiEndpoint.post("createEvaluator", "/projects/:project_id/evaluators")

@@ -11,7 +11,10 @@ import { TraceDetail, TraceList, TraceListQuery, TracePath } from "../Trace.js"
 import { UsageDaily, UsagePeriod, UsageQuery } from "../Usage.js"
 import { ProjectApiKey } from "./Security.js"
 
-/** The read-only project API: the whole project, API key only, never rate limited (decisions.md §8). */
+/**
+ * The read-only project API: the whole project, API key only, never rate
+ * limited (docs/decisions.md "Project read API and usage").
+ */
 export class ProjectsGroup extends HttpApiGroup.make("projects")
   .add(
     HttpApiEndpoint.get("threads", "/projects/threads")

@@ -8,11 +8,11 @@ import * as Context from "effect/Context"
  */
 
 /**
- * Which host serves an endpoint (decisions.md §4): the backend host
- * (`{origin}/v1/...`, API keys), a project's frontend base URL
- * (`{origin}/p/{project_id}/v1/...`, JWTs and anonymous sessions), or both
- * (the default). On the other host the gateway answers 404, as for a route
- * that does not exist there.
+ * Which host serves an endpoint (docs/decisions.md "Wire", Hosts): the
+ * backend host (`{origin}/v1/...`, API keys), a project's frontend base
+ * URL (`{origin}/p/{project_id}/v1/...`, JWTs and anonymous sessions), or
+ * both (the default). On the other host the gateway answers 404, as for a
+ * route that does not exist there.
  */
 export type Host = "backend" | "frontend" | "both"
 

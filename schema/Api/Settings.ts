@@ -7,7 +7,10 @@ import { JobList, JobPath, JobRun, ProjectSettings, Retention, SetRetention, Top
 import { ServedOn } from "./RouteRules.js"
 import { AdminAuth } from "./Security.js"
 
-/** The settings plane at work (decisions.md §12): a project's settings in one read, retention, the topic ceiling, jobs. */
+/**
+ * The settings plane at work (docs/decisions.md "Jobs and retention"): a
+ * project's settings in one read, retention, the topic ceiling, jobs.
+ */
 export class SettingsGroup extends HttpApiGroup.make("settings")
   .add(
     HttpApiEndpoint.get("getSettings", "/projects/:project_id/settings")

@@ -8,9 +8,9 @@ import { MaxBodyBytes } from "./RouteRules.js"
 import { Authenticated } from "./Security.js"
 
 /**
- * The thread title helper's stream (decisions.md §6). The answer is written
- * raw, as a streamed text/plain body; errors found before the first chunk
- * are the usual JSON bodies.
+ * The thread title helper's stream (docs/decisions.md "Titles"). The answer
+ * is written raw, as a streamed text/plain body; errors found before the
+ * first chunk are the usual JSON bodies.
  */
 export class TitlesGroup extends HttpApiGroup.make("titles")
   .add(

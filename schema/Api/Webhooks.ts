@@ -16,7 +16,7 @@ import {
 import { ServedOn } from "./RouteRules.js"
 import { AdminAuth } from "./Security.js"
 
-/** Outgoing webhooks (decisions.md §12): subscriptions, their delivery log, redelivery. */
+/** Outgoing webhooks (docs/decisions.md "Webhooks"): subscriptions, their delivery log, redelivery. */
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("createWebhook", "/projects/:project_id/webhooks")

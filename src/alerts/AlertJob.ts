@@ -29,12 +29,12 @@ export const holds = (comparison: AlertComparison, value: number | null, thresho
 }
 
 /**
- * The `alerts` job (decisions.md §12, docs/decisions.md "Alert rules"):
- * every minute, each rule out of its cooldown is measured over its window
- * ending now; one whose condition holds fires once, in one transaction: the
- * guarded `last_fired_at`, the history row, the delivery to the rule's
- * webhook_url and one to each webhook subscribed to alert.fired. The
- * `webhooks` job sends them.
+ * The `alerts` job (docs/decisions.md "Alert rules"): every minute, each
+ * rule out of its cooldown is measured over its window ending now; one whose
+ * condition holds fires once, in one transaction: the guarded
+ * `last_fired_at`, the history row, the delivery to the rule's webhook_url
+ * and one to each webhook subscribed to alert.fired. The `webhooks` job
+ * sends them.
  */
 export class AlertJob extends Effect.Service<AlertJob>()("svc/AlertJob", {
   dependencies: [AlertsRepo.Default, AlertMetricsRepo.Default, Outbox.Default],

@@ -34,7 +34,7 @@ export interface RunFigures {
  * The figures alert rules measure, from the rows themselves (the usage
  * rollups are by day, too coarse for a 5-minute window). Users whose id
  * starts with one of the project's test user prefixes are left out, as in
- * usage (decisions.md §8).
+ * usage (docs/decisions.md "Project read API and usage").
  */
 export class AlertMetricsRepo extends Effect.Service<AlertMetricsRepo>()("svc/AlertMetricsRepo", {
   effect: Effect.gen(function* () {

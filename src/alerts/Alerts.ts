@@ -84,9 +84,9 @@ export const rulesAllowed = (plan: string): number =>
   Schema.is(Plan)(plan) ? ALERT_LIMITS.perPlan[plan] : ALERT_LIMITS.perPlan.hobby
 
 /**
- * Alert rules (decisions.md §12): a project's rules, within its plan's
- * count, and their history. Checking and firing is the `alerts` job's
- * (src/alerts/AlertJob.ts).
+ * Alert rules (docs/decisions.md "Alert rules"): a project's rules,
+ * within its plan's count, and their history. Checking and firing is
+ * the `alerts` job's (src/alerts/AlertJob.ts).
  */
 export class Alerts extends Effect.Service<Alerts>()("svc/Alerts", {
   dependencies: [AlertsRepo.Default, Projects.Default],

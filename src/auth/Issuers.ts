@@ -21,7 +21,7 @@ const JWKS_COOLDOWN_MS = 30_000
 /** Asymmetric algorithms only: a shared-secret algorithm would let a public key sign. */
 const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
 
-/** Projects' own identity providers (decisions.md §4: external issuers). */
+/** Projects' own identity providers (docs/decisions.md "External identity providers"). */
 export class Issuers extends Effect.Service<Issuers>()("svc/Issuers", {
   dependencies: [IssuersRepo.Default, Projects.Default],
   effect: Effect.gen(function* () {

@@ -21,7 +21,7 @@ const liveOrRefused = <A>(live: Option.Option<A>) =>
     ? Effect.succeed(live.value)
     : Effect.fail(new InvalidRefreshToken({ message: "unknown, expired or revoked refresh token" }))
 
-/** Anonymous sessions and claim (decisions.md §4). */
+/** Anonymous sessions and claim (docs/decisions.md "Anonymous sessions and claim"). */
 export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
   dependencies: [
     RateLimiter.Default,

@@ -15,7 +15,7 @@ export interface VerifiedToken {
   readonly anonymous: boolean
 }
 
-/** Service-issued access tokens (decisions.md §4). */
+/** Service-issued access tokens (docs/decisions.md "Service-issued tokens"). */
 export class Tokens extends Effect.Service<Tokens>()("svc/Tokens", {
   dependencies: [SigningKeys.Default],
   effect: Effect.gen(function* () {

@@ -29,8 +29,8 @@ export const evaluatorOf = (row: EvaluatorRow): Evaluator => ({
 const nameTaken = (name: string) => new Conflict({ message: `the project has an evaluator named "${name}" already` })
 
 /**
- * Evaluators (decisions.md §11, §12; docs/decisions.md "Evaluators"): at
- * most EVALUATOR_LIMITS.perProject a project, each with 1 to 10 categories.
+ * Evaluators (docs/decisions.md "Evaluators"): at most
+ * EVALUATOR_LIMITS.perProject a project, each with 1 to 10 categories.
  * The rules of an evaluator that its schema cannot state are checked here:
  * the field its target reads, what each kind needs, distinct category names,
  * and patterns that compile as RE2 to a bounded program (evaluators/Rules.ts).

@@ -57,7 +57,8 @@ export class Events extends Effect.Service<Events>()("svc/Events", {
 
     /**
      * Keeps every valid event of the batch and reports the others by index
-     * (decisions.md §5): a bad event never costs the good ones.
+     * (docs/decisions.md "Engagement events"): a bad event never costs the
+     * good ones.
      */
     const ingest = fn("Events.ingest")(function* (caller: CallerShape, batch: ReadonlyArray<unknown>) {
       // 600 events a minute per user of the project, counted in events, not requests (the batch's invalid ones too).

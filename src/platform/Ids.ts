@@ -2,8 +2,8 @@ import { randomFillSync } from "node:crypto"
 
 /**
  * Prefixed ULIDs: 48-bit millisecond time + 80 random bits in Crockford base32,
- * monotonic within a process, so ids sort by creation time (decisions.md §1)
- * and `after=<id>` cursors survive deletion of the row they name.
+ * monotonic within a process, so ids sort by creation time (docs/decisions.md
+ * "Wire") and `after=<id>` cursors survive deletion of the row they name.
  */
 /** Crockford base 32, the digits of every id (in order: an id's text sorts as its value). */
 export const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"

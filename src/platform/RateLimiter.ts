@@ -21,8 +21,9 @@ export interface RateDecision {
 
 /**
  * Fixed-window limits counted in the store, so that every gateway on one
- * PostgreSQL shares them (decisions.md §4); the embedded store counts the
- * same way in-process. One statement a hit: an upsert that answers the count.
+ * PostgreSQL shares them (docs/decisions.md "Rate limits"); the embedded
+ * store counts the same way in-process. One statement a hit: an upsert that
+ * answers the count.
  */
 export class RateLimiter extends Effect.Service<RateLimiter>()("svc/RateLimiter", {
   scoped: Effect.gen(function* () {

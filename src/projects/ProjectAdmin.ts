@@ -96,7 +96,7 @@ export class ProjectAdmin extends Effect.Service<ProjectAdmin>()("svc/ProjectAdm
       return yield* sdkClients.list(projectId)
     })
 
-    /** The plan sets the monthly title quota (decisions.md §6). */
+    /** The plan sets the monthly title quota (docs/decisions.md "Titles"). */
     const setPlan = fn("ProjectAdmin.setPlan")(function* (projectId: string, plan: typeof Project.Type.plan) {
       return project(yield* rowNotFoundAs404(repo.setPlan(projectId, plan)))
     })

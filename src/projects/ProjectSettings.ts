@@ -12,8 +12,8 @@ import { SettingsRepo } from "./SettingsRepo.js"
 
 /**
  * Every setting of a project in one read, and the topic ceiling
- * (decisions.md §11, §12), with the counts of alert rules, evaluators and
- * webhooks.
+ * (docs/settings-plane.md "Retention, settings and jobs"), with the
+ * counts of alert rules, evaluators and webhooks.
  */
 export class ProjectSettings extends Effect.Service<ProjectSettings>()("svc/ProjectSettings", {
   dependencies: [SettingsRepo.Default],

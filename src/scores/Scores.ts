@@ -8,7 +8,7 @@ import { Usage } from "../usage/Usage.js"
 import { Outbox } from "../webhooks/Outbox.js"
 import { ScoresRepo } from "./ScoresRepo.js"
 
-/** The value a score stores, by data type (decisions.md §5), or the problem with it. */
+/** The value a score stores, by data type (docs/decisions.md "Scores"), or the problem with it. */
 const storedValue = (input: CreateScore): { value: number | null } | { problem: string; path: string } => {
   switch (input.data_type) {
     case "numeric":

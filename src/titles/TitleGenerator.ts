@@ -1,7 +1,7 @@
 /**
- * The title generator port (decisions.md §6): the conversation in, the title
- * out as a stream of text deltas (2 to 12 words once joined and trimmed).
- * Two layers: Extractive (the default, no model) and Model (an
+ * The title generator port (docs/decisions.md "Titles"): the conversation
+ * in, the title out as a stream of text deltas (2 to 12 words once joined
+ * and trimmed). Two layers: Extractive (the default, no model) and Model (an
  * OpenAI-compatible endpoint, src/titles/ModelTitles.ts).
  */
 import * as Context from "effect/Context"

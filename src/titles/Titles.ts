@@ -1,10 +1,10 @@
 /**
- * Thread titles (decisions.md §6). A thread with a title gets it back; one
- * without gets a generated title, reserved against the project's monthly
- * quota first, stored on the thread, counted in usage. Everything that can
- * refuse the request (404, 429, and 502 when the generator fails before its
- * first delta) happens before the stream is handed back, so the protocol can
- * still answer a JSON error.
+ * Thread titles (docs/decisions.md "Titles"). A thread with a title gets it
+ * back; one without gets a generated title, reserved against the project's
+ * monthly quota first, stored on the thread, counted in usage. Everything
+ * that can refuse the request (404, 429, and 502 when the generator fails
+ * before its first delta) happens before the stream is handed back, so the
+ * protocol can still answer a JSON error.
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"

@@ -1,6 +1,6 @@
 /**
  * Which instrumentation convention a span follows, and the run a model-call
- * span makes (decisions.md §9). Pure functions over src/traces/SpanModel.ts spans.
+ * span makes (docs/decisions.md "Traces (OTLP/HTTP)"). Pure functions over src/traces/SpanModel.ts spans.
  *
  * - AI SDK (`ai_sdk`): `ai.generateText`, `ai.streamText`, `ai.generateObject`,
  *   `ai.streamObject` are the calls (runs); their `…doGenerate`/`…doStream`

@@ -1,10 +1,10 @@
 /**
- * Runs made from model-call spans (decisions.md §9): one run per span, made
- * once however often the span is exported, with the tool calls and steps of
- * the spans that belong to it. A tool or step span may come in a later
- * export than its model call (the GenAI conventions' tool spans start after
- * the call that asked for them): the run then takes it in. A run made here
- * raises `run.created` like a reported one.
+ * Runs made from model-call spans (docs/decisions.md "Traces (OTLP/HTTP)"):
+ * one run per span, made once however often the span is exported, with the
+ * tool calls and steps of the spans that belong to it. A tool or step span
+ * may come in a later export than its model call (the GenAI conventions'
+ * tool spans start after the call that asked for them): the run then takes
+ * it in. A run made here raises `run.created` like a reported one.
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

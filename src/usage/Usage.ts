@@ -1,13 +1,13 @@
 /**
- * Usage rollups (decisions.md §8). Writers count what they stored with
- * `record`; the counts are summed in memory per (project, UTC day, user) and
- * written as one multi-row upsert every second, so the hot write paths
- * (message append, run ingest) pay a Map update, not a contended row lock.
- * A failed flush keeps its counts for the next one; the last flush runs at
- * shutdown. Reads flush this gateway's counts first, so what a gateway
- * stored is in its own answers at once, and in other gateways' within a
- * second. A hard kill can lose at most the last second of counts (never the
- * data they count).
+ * Usage rollups (docs/decisions.md "Project read API and usage"). Writers
+ * count what they stored with `record`; the counts are summed in memory per
+ * (project, UTC day, user) and written as one multi-row upsert every second,
+ * so the hot write paths (message append, run ingest) pay a Map update, not
+ * a contended row lock. A failed flush keeps its counts for the next one;
+ * the last flush runs at shutdown. Reads flush this gateway's counts first,
+ * so what a gateway stored is in its own answers at once, and in other
+ * gateways' within a second. A hard kill can lose at most the last second of
+ * counts (never the data they count).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Duration from "effect/Duration"

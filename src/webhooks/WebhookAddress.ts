@@ -1,9 +1,9 @@
 /**
- * Where a webhook may go (decisions.md §12; docs/decisions.md "Webhooks",
- * Destinations): public unicast addresses only, unless the operator allows
- * the others (WEBHOOK_ALLOW_PRIVATE). Checked when a subscription is made
- * and again on every delivery, on the address actually connected to (DNS may
- * have changed, or answer differently the second time).
+ * Where a webhook may go (docs/decisions.md "Webhooks", Destinations):
+ * public unicast addresses only, unless the operator allows the others
+ * (WEBHOOK_ALLOW_PRIVATE). Checked when a subscription is made and again on
+ * every delivery, on the address actually connected to (DNS may have
+ * changed, or answer differently the second time).
  *
  * The ranges are ipaddr.js's table of special-purpose ranges (IANA's
  * registries), not a list of our own: an address is public when ipaddr.js

@@ -1,7 +1,8 @@
 /**
  * One webhook delivery attempt: the Standard Webhooks headers and signature
- * (decisions.md §12), a POST bounded in time (5 s in all) and in what it
- * reads back (4 KB), to an address checked at connect time.
+ * (docs/decisions.md "Webhooks", Signing), a POST bounded in time (5 s in
+ * all) and in what it reads back (4 KB), to an address checked at connect
+ * time.
  */
 import { createHmac, randomBytes } from "node:crypto"
 import { lookup as dnsLookup } from "node:dns"

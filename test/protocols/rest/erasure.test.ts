@@ -1,6 +1,6 @@
 /**
- * Erasure of one user (decisions.md §11, §12; docs/decisions.md "Erasure of
- * one user"): DELETE /v1/admin/projects/{id}/users/{user_id} and the log at
+ * Erasure of one user (docs/decisions.md "Erasure of one user"): DELETE
+ * /v1/admin/projects/{id}/users/{user_id} and the log at
  * GET /v1/admin/projects/{id}/erasures, on each store, with attachments on
  * the local blob store and on S3 (s3rver). Two users of one project and the
  * same user id in a second project, each with threads, messages, feedback,

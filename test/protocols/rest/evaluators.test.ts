@@ -1,13 +1,14 @@
 /**
- * Evaluators (decisions.md §12) through real HTTP on each store: the limits
- * (one value just inside and one just outside each), rule evaluators over
- * runs and threads read back through the project scores API, sampling, the
- * at-most-once guarantee, and a model evaluator against a local server that
- * speaks the OpenAI Responses protocol (what @effect/ai-openai calls), which
- * fails on demand to show the retries and the failed record, answers 70 MB,
- * or trickles an answer that never ends. Patterns are RE2 (linear matching):
- * what RE2 cannot compile is refused, and 20 evaluators of 10 overlapping
- * alternations over long texts leave /healthz answering.
+ * Evaluators (docs/decisions.md "Evaluators") through real HTTP on each
+ * store: the limits (one value just inside and one just outside each), rule
+ * evaluators over runs and threads read back through the project scores API,
+ * sampling, the at-most-once guarantee, and a model evaluator against a
+ * local server that speaks the OpenAI Responses protocol (what
+ * @effect/ai-openai calls), which fails on demand to show the retries and
+ * the failed record, answers 70 MB, or trickles an answer that never ends.
+ * Patterns are RE2 (linear matching): what RE2 cannot compile is refused,
+ * and 20 evaluators of 10 overlapping alternations over long texts leave
+ * /healthz answering.
  */
 import { createServer, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"

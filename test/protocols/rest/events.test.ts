@@ -1,7 +1,7 @@
 /**
- * POST /v1/events (spec parts 6, 8; decisions.md §5): batches of 1 to 50,
- * partial acceptance by index, event limits, ids stored once per user, the
- * 600-a-minute per-user limit, and tenancy. What was stored is read back
+ * POST /v1/events (spec parts 6, 8; docs/decisions.md "Engagement events"):
+ * batches of 1 to 50, partial acceptance by index, event limits, ids stored
+ * once per user, the 600-a-minute per-user limit, and tenancy. What was stored is read back
  * through the usage figures (events counts stored events).
  */
 import { beforeAll, describe, expect, it } from "vitest"
@@ -117,7 +117,8 @@ describe.each(stores)("engagement events ($name)", (storeUnderTest) => {
     expect(mismatch.body.rejected).toEqual([{ index: 0, error: "message is not in the event's thread" }])
   })
 
-  it("every kind of decisions.md §5 is accepted, another is not", async () => {
+  // The kinds: docs/api-and-auth.md "Run reports, scores and events".
+  it("every documented kind is accepted, another is not", async () => {
     const kinds = [
       "message_sent",
       "message_edited",

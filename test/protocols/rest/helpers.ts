@@ -15,7 +15,7 @@ import {
   type UserClient
 } from "../../support/layers.js"
 
-/** ISO 8601 UTC with milliseconds (decisions.md §1). */
+/** ISO 8601 UTC with milliseconds (docs/api-and-auth.md "REST API"). */
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 export const THREAD_KEYS = [
@@ -54,9 +54,10 @@ const CODES = {
 export type ErrorStatus = keyof typeof CODES
 
 /**
- * The error body of decisions.md §1: JSON `{ error, message, ...details }`,
- * no `_tag`, and for 400 an `issues: [{ path, message }]` array. With
- * `issuePath`, some issue must name that path (or a path below it).
+ * The error body of docs/api-and-auth.md "Errors": JSON
+ * `{ error, message, ...details }`, no `_tag`, and for 400 an
+ * `issues: [{ path, message }]` array. With `issuePath`, some issue must
+ * name that path (or a path below it).
  */
 export const expectError = (reply: Reply, status: ErrorStatus, issuePath?: string) => {
   expect(reply.status, `${reply.status} ${reply.text}`).toBe(status)

@@ -10,7 +10,7 @@ interface ThreadRow {
 
 const ids = (rows: ReadonlyArray<{ id: string }>) => rows.map((row) => row.id)
 
-/** The order of decisions.md §3: last_message_at descending, then id descending. */
+/** The order of docs/decisions.md "Wire": last_message_at descending, then id descending. */
 const expectedOrder = (rows: ReadonlyArray<ThreadRow>) =>
   ids(
     [...rows].sort((a, b) => {

@@ -1,8 +1,9 @@
 /**
- * The read-only project API (spec parts 4, 8; decisions.md §2, §8): API key
- * only, every workspace of the project and nothing of another; run and score
- * lists (filters, newest first, paging, page sizes); deletion cascades; and
- * usage rollups that match the data written.
+ * The read-only project API (spec parts 4, 8; docs/decisions.md "Tenancy",
+ * "Project read API and usage"): API key only, every workspace of the
+ * project and nothing of another; run and score lists (filters, newest
+ * first, paging, page sizes); deletion cascades; and usage rollups that
+ * match the data written.
  */
 import * as Schema from "effect/Schema"
 import { beforeAll, describe, expect, it } from "vitest"

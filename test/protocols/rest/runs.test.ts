@@ -1,7 +1,8 @@
 /**
- * POST /v1/runs (spec parts 2, 7, 8; decisions.md §5): strict run reports,
- * every size limit just inside and just outside, Idempotency-Key, tenancy,
- * and the 4 MiB body cap. Stored runs are read back through the project API.
+ * POST /v1/runs (spec parts 2, 7, 8; docs/decisions.md "Run reports"):
+ * strict run reports, every size limit just inside and just outside,
+ * Idempotency-Key, tenancy, and the 4 MiB body cap. Stored runs are read
+ * back through the project API.
  */
 import { beforeAll, describe, expect, it } from "vitest"
 import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"

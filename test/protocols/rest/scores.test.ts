@@ -1,6 +1,7 @@
 /**
- * POST /v1/scores (spec parts 2, 8; decisions.md §5): value by data type,
- * limits, targets in the caller's workspace, and the three caller modes.
+ * POST /v1/scores (spec parts 2, 8; docs/decisions.md "Scores"): value by
+ * data type, limits, targets in the caller's workspace, and the three
+ * caller modes.
  */
 import { beforeAll, describe, expect, it } from "vitest"
 import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"

@@ -51,7 +51,8 @@ describe.each(stores)("service-issued tokens ($name)", (storeUnderTest) => {
     }
   })
 
-  it("POST /v1/auth/tokens answers a 5-minute ES256 JWT with the claims of decisions §4", async () => {
+  // The claims: docs/api-and-auth.md "Service-issued tokens".
+  it("POST /v1/auth/tokens answers a 5-minute ES256 JWT with the documented claims", async () => {
     const before = Math.floor(Date.now() / 1000)
     const reply = await alice("POST", "/auth/tokens")
     expect(reply.status, reply.text).toBe(200)

@@ -48,7 +48,7 @@ export default Effect.gen(function* () {
   // The project read API lists a whole project.
   yield* sql`CREATE INDEX threads_project_recent ON threads (project_id, last_message_at DESC, id DESC)`
   // A deleted thread's place in the list, so that `after=<its id>` still pages
-  // correctly (decisions.md §1). Kept 30 days.
+  // correctly (docs/decisions.md "Wire"). Kept 30 days.
   yield* sql`
     CREATE TABLE thread_tombstones (
       project_id text NOT NULL,

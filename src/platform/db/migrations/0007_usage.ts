@@ -2,10 +2,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 /**
- * Usage rollups (decisions.md §8): one row per project, UTC day and user with
- * that user's counts for the day. A day's figures are a sum over its rows, and
- * its active users are its rows, so test users (by the project's prefixes,
- * which may change) are left out at read time without rescanning any data.
+ * Usage rollups (docs/decisions.md "Project read API and usage"): one row per
+ * project, UTC day and user with that user's counts for the day. A day's
+ * figures are a sum over its rows, and its active users are its rows, so test
+ * users (by the project's prefixes, which may change) are left out at read
+ * time without rescanning any data.
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

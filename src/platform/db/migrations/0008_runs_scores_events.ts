@@ -3,9 +3,9 @@ import * as Effect from "effect/Effect"
 
 /**
  * Run reports, scores and engagement events. Each belongs to a thread where it
- * names one, and goes with it (decisions.md §3). Ids are time-sortable, so
- * (project, id DESC) is newest first and every project list filter has an
- * index that leads with it.
+ * names one, and goes with it (docs/decisions.md "Tenancy"). Ids are
+ * time-sortable, so (project, id DESC) is newest first and every project list
+ * filter has an index that leads with it.
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

@@ -3,8 +3,8 @@ import * as Effect from "effect/Effect"
 
 /**
  * Generated thread titles per project and UTC calendar month (`month` is its
- * first day), counted against the plan's quota (decisions.md §6). A title
- * reserves one before it is generated, atomically across gateways (a
+ * first day), counted against the plan's quota (docs/decisions.md "Titles"). A
+ * title reserves one before it is generated, atomically across gateways (a
  * conditional upsert), and gives it back if generation fails or yields nothing.
  */
 export default Effect.gen(function* () {

@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 /**
- * OTLP spans and their traces (decisions.md §9, docs/decisions.md "Traces").
+ * OTLP spans and their traces (docs/decisions.md "Traces (OTLP/HTTP)").
  *
  * - `spans` is keyed by (project, trace, span): a re-exported span is stored
  *   once. `stored_at` is the gateway's clock, not the exporter's, and the

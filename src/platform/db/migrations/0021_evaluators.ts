@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 /**
- * Evaluators (decisions.md §12, docs/decisions.md "Evaluators").
+ * Evaluators (docs/decisions.md "Evaluators").
  *
  * - `evaluators`: one row per evaluator of a project (at most 20, a rule of
  *   src/evaluators/Evaluators.ts), its categories as JSON, and its cursor: the
