@@ -14,9 +14,9 @@ export const CreateProject = Schema.Struct({
 
 export const ProjectCreated = Schema.Struct({ project_id: Id, api_key: Schema.String })
 
-/** A project's plan: what its quotas are (Limits.title.monthlyQuota). The names live here only. */
-export const Plan = Schema.Literal("hobby", "pro", "startup", "enterprise")
-export type Plan = typeof Plan.Type
+import { Plan } from "./Plan.js"
+
+export { Plan }
 
 export const Project = Schema.Struct({
   project_id: Id,

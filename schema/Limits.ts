@@ -2,7 +2,7 @@
  * Every numeric limit of the interface spec (part 8) and of decisions.md, in
  * one table. Schemas and services read these; nothing else repeats a number.
  */
-import type { Plan } from "./Admin.js"
+import type { Plan } from "./Plan.js"
 
 export const Limits = {
   idMaxLength: 48,
