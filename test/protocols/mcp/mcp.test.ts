@@ -13,7 +13,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { asUser, call, createProject, stores, type UserClient, useGateway } from "../../support/layers.js"
 import { exportOf, jsonSpan, postJson, traceIdOf } from "../otlp/otlp.js"
-import { newMessage, newThread } from "../rest/helpers.js"
+import { newMessage, newThread } from "../../support/helpers.js"
 
 const TOOLS = [
   "get_run",

@@ -10,7 +10,7 @@ import {
   stores,
   useGateway
 } from "../../support/layers.js"
-import { expectError } from "./helpers.js"
+import { expectError } from "../../support/helpers.js"
 
 describe.each(stores)("admin API and API keys ($name)", (storeUnderTest) => {
   const handle = useGateway(storeUnderTest, { API_KEY_CACHE_MS: "0" })

@@ -9,8 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { admin, asUser, createProject, stores, useGateway } from "../../support/layers.js"
-import { expectError, newMessage, newThread, runJob as runJobOnce } from "./helpers.js"
-import { type Receiver, startReceiver, verifySignature } from "./webhook-receiver.js"
+import { expectError, newMessage, newThread, runJob as runJobOnce } from "../../support/helpers.js"
+import { type Receiver, startReceiver, verifySignature } from "../../support/webhook-receiver.js"
 
 const MINUTE = 60_000
 

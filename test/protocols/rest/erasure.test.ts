@@ -31,10 +31,10 @@ import {
   useGateway
 } from "../../support/layers.js"
 import { exportOf, jsonSpan, postJson, traceIdOf } from "../otlp/otlp.js"
-import { expectUpload, put, UPLOAD } from "./files-helpers.js"
-import { asAnonymous, asProject, expectError, newMessage, newThread, runJob } from "./helpers.js"
-import { useS3rver } from "./s3rver.js"
-import { type Receiver, startReceiver } from "./webhook-receiver.js"
+import { expectUpload, put, UPLOAD } from "../../support/files-helpers.js"
+import { asAnonymous, asProject, expectError, newMessage, newThread, runJob } from "../../support/helpers.js"
+import { useS3rver } from "../../support/s3rver.js"
+import { type Receiver, startReceiver } from "../../support/webhook-receiver.js"
 
 const PUBLIC_URL = "https://gateway.example.test"
 const s3rver = useS3rver()

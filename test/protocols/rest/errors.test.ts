@@ -11,7 +11,7 @@ import {
   type UserClient,
   useGateway
 } from "../../support/layers.js"
-import { expectError, expectNoContent, listMessages, newMessage, newThread, rawRequest } from "./helpers.js"
+import { expectError, expectNoContent, listMessages, newMessage, newThread, rawRequest } from "../../support/helpers.js"
 
 const MESSAGE_ROUTE_CAP = 128 * 1024
 const DEFAULT_CAP = 1024 * 1024

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MODEL_ANSWER_MAX_BYTES } from "../../../src/evaluators/ModelClassifier.js"
 import { sampled } from "../../../src/evaluators/Rules.js"
 import { admin, asUser, createProject, type Gateway, stores, useGateway } from "../../support/layers.js"
-import { asProject, expectError, newMessage, newThread, runJob as runJobOnce } from "./helpers.js"
+import { asProject, expectError, newMessage, newThread, runJob as runJobOnce } from "../../support/helpers.js"
 import { responseObject } from "./openai-response.js"
 
 const MODEL = "evaluator-test-model"

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest"
 import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
-import { asAnonymous, asJwtUser, asProject, expectError, inBatches, newMessage, newThread } from "./helpers.js"
+import { asAnonymous, asJwtUser, asProject, expectError, inBatches, newMessage, newThread } from "../../support/helpers.js"
 
 const x = (n: number) => "x".repeat(n)
 

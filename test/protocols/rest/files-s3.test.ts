@@ -16,9 +16,9 @@ import {
   put,
   tamperSignature,
   UPLOAD
-} from "./files-helpers.js"
-import { expectError } from "./helpers.js"
-import { BUCKET, useS3rver } from "./s3rver.js"
+} from "../../support/files-helpers.js"
+import { expectError } from "../../support/helpers.js"
+import { BUCKET, useS3rver } from "../../support/s3rver.js"
 
 const s3rver = useS3rver()
 const env = s3rver.env

@@ -25,8 +25,8 @@ import {
   put,
   tamperSignature,
   UPLOAD
-} from "./files-helpers.js"
-import { expectError, rawRequest } from "./helpers.js"
+} from "../../support/files-helpers.js"
+import { expectError, rawRequest } from "../../support/helpers.js"
 
 const PUBLIC_URL = "https://gateway.example.test"
 

@@ -42,7 +42,7 @@ import {
   queryCases,
   Rng
 } from "./fuzz-cases.js"
-import { asFrontend, newMessage, newThread } from "./helpers.js"
+import { asFrontend, newMessage, newThread } from "../../support/helpers.js"
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122)
 const CONCURRENCY = 8

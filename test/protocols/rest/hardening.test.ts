@@ -14,7 +14,7 @@ import {
   type UserClient,
   useGateway
 } from "../../support/layers.js"
-import { asProject, newThread } from "./helpers.js"
+import { asProject, newThread } from "../../support/helpers.js"
 import { type Ending, floodChunked, openWire, requestHead, sleep, type Wire, within, zerosChunk } from "./wire.js"
 
 const MiB = 1024 * 1024

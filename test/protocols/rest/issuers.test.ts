@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net"
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { admin, call, createProject, NOW, stores, useGateway } from "../../support/layers.js"
-import { asAnonymous, expectError } from "./helpers.js"
+import { asAnonymous, expectError } from "../../support/helpers.js"
 
 const ISSUER = "https://idp.example.test"
 const AUDIENCE = "my-app"

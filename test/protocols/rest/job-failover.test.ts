@@ -12,7 +12,7 @@ import pg from "pg"
 import { describe, expect, it } from "vitest"
 import { ADMIN_TOKEN, call, freshPostgresDatabase } from "../../support/layers.js"
 import { type RunningGateway, spawnGateway } from "../../support/process.js"
-import { startReceiver } from "./webhook-receiver.js"
+import { startReceiver } from "../../support/webhook-receiver.js"
 
 /** The bound the decision states, the poll interval the gateways run with, and room for a loaded 2-core machine. */
 const LEASE_MS = 30_000

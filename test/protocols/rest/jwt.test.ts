@@ -10,7 +10,7 @@ import {
   type UserClient,
   useGateway
 } from "../../support/layers.js"
-import { expectError } from "./helpers.js"
+import { expectError } from "../../support/helpers.js"
 
 const PUBLIC_URL = "https://svc.example.test"
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url")

@@ -14,7 +14,7 @@ import {
   newMessage,
   newThread,
   rawRequest
-} from "./helpers.js"
+} from "../../support/helpers.js"
 
 const MAX_CONTENT = 65_536
 /** A content object whose JSON.stringify is exactly `bytes` UTF-8 bytes, built from `unit` (1, 2 or 4 bytes). */

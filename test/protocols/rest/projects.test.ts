@@ -20,7 +20,7 @@ import {
   inBatches,
   newMessage,
   newThread
-} from "./helpers.js"
+} from "../../support/helpers.js"
 
 const DAY_MS = 86_400_000
 const today = () => new Date().toISOString().slice(0, 10)

@@ -14,7 +14,7 @@ import {
 } from "../../support/layers.js"
 import { root, watchOutput } from "../../support/process.js"
 import { freePort } from "../../support/tcp-proxy.js"
-import { listMessages, newMessage, newThread } from "./helpers.js"
+import { listMessages, newMessage, newThread } from "../../support/helpers.js"
 
 /**
  * Appends racing on one thread (decisions.md: message order under concurrent appends): WRITERS clients at once,

@@ -23,9 +23,9 @@ import {
   useGateway
 } from "../../support/layers.js"
 import { exportOf, jsonSpan, postJson, traceIdOf } from "../otlp/otlp.js"
-import { expectUpload, put, UPLOAD } from "./files-helpers.js"
-import { expectError, inBatches, newMessage, newThread, runJob as runJobOnce } from "./helpers.js"
-import { useS3rver } from "./s3rver.js"
+import { expectUpload, put, UPLOAD } from "../../support/files-helpers.js"
+import { expectError, inBatches, newMessage, newThread, runJob as runJobOnce } from "../../support/helpers.js"
+import { useS3rver } from "../../support/s3rver.js"
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR

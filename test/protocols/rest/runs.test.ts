@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest"
 import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
-import { asAnonymous, asJwtUser, asProject, expectError, inBatches, newThread, rawRequest } from "./helpers.js"
+import { asAnonymous, asJwtUser, asProject, expectError, inBatches, newThread, rawRequest } from "../../support/helpers.js"
 
 const x = (n: number) => "x".repeat(n)
 const TRACE = "0123456789abcdef0123456789abcdef"

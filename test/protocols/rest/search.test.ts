@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest"
 import { asUser, call, createProject, type Reply, stores, useGateway } from "../../support/layers.js"
-import { asAnonymous, asJwtUser } from "./helpers.js"
+import { asAnonymous, asJwtUser } from "../../support/helpers.js"
 
 interface Hit {
   readonly thread: { readonly id: string; readonly workspace_id: string; readonly title: string | null }

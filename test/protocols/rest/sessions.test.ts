@@ -10,7 +10,7 @@ import {
   type UserClient,
   useGateway
 } from "../../support/layers.js"
-import { expectError } from "./helpers.js"
+import { expectError } from "../../support/helpers.js"
 
 describe.each(stores)("anonymous sessions and claim ($name)", (storeUnderTest) => {
   const handle = useGateway(storeUnderTest)

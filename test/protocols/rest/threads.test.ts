@@ -10,7 +10,7 @@ import {
   newMessage,
   newThread,
   THREAD_KEYS
-} from "./helpers.js"
+} from "../../support/helpers.js"
 
 describe.each(stores)("threads ($name)", (storeUnderTest) => {
   const handle = useGateway(storeUnderTest)

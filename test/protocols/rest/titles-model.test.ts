@@ -16,7 +16,7 @@ import {
   type UserClient,
   useGateway
 } from "../../support/layers.js"
-import { getThread, newThread } from "./helpers.js"
+import { getThread, newThread } from "../../support/helpers.js"
 import { responseObject } from "./openai-response.js"
 
 const MODEL = "title-test-model"

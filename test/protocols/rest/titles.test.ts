@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest"
 import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
-import { expectError, getThread, newThread } from "./helpers.js"
+import { expectError, getThread, newThread } from "../../support/helpers.js"
 
 const ASSISTANT = "system/thread_title"
 

@@ -19,7 +19,7 @@ import {
   type UserClient,
   useGateway
 } from "../../support/layers.js"
-import { asAnonymous, asJwtUser, expectError } from "./helpers.js"
+import { asAnonymous, asJwtUser, expectError } from "../../support/helpers.js"
 
 const PUBLIC_URL = "https://svc.example.test"
 

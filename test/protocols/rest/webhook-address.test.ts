@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { admin, asUser, createProject, pglite, useGateway } from "../../support/layers.js"
-import { expectError, newThread, runJob } from "./helpers.js"
-import { type Receiver, startReceiver } from "./webhook-receiver.js"
+import { expectError, newThread, runJob } from "../../support/helpers.js"
+import { type Receiver, startReceiver } from "../../support/webhook-receiver.js"
 
 /** Refused at create: [url, what it is]. */
 const REFUSED: ReadonlyArray<readonly [string, string]> = [

@@ -21,8 +21,8 @@ import {
 } from "../../support/layers.js"
 import { spawnGateway } from "../../support/process.js"
 import { exportOf, jsonSpan, postJson, traceIdOf } from "../otlp/otlp.js"
-import { asProject, expectError, newMessage, newThread, runJob as runJobOnce } from "./helpers.js"
-import { type Receiver, startReceiver, verifySignature } from "./webhook-receiver.js"
+import { asProject, expectError, newMessage, newThread, runJob as runJobOnce } from "../../support/helpers.js"
+import { type Receiver, startReceiver, verifySignature } from "../../support/webhook-receiver.js"
 
 const ALL_EVENTS = ["thread.created", "message.created", "run.created", "score.created", "feedback.created"]
 const HOUR = 3_600_000

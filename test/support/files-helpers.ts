@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto"
 import { request } from "node:http"
 import { expect } from "vitest"
-import type { Reply } from "../../support/layers.js"
+import type { Reply } from "./layers.js"
 import { ISO_MS } from "./helpers.js"
 
 export const UPLOAD = "/files/attachments/generate-presigned-upload-url"

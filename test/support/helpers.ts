@@ -13,7 +13,7 @@ import {
   NOW,
   type Reply,
   type UserClient
-} from "../../support/layers.js"
+} from "./layers.js"
 
 /** ISO 8601 UTC with milliseconds (docs/api-and-auth.md "REST API"). */
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
