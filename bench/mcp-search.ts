@@ -18,7 +18,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import pg from "pg"
-import { indexText, parseQuery } from "../src/search/SearchText.js"
+import { indexText, parseQuery } from "../src/platform/text/SearchText.js"
 import { createDatabase } from "./lib/db.js"
 import { runAutocannon } from "./lib/load.js"
 import { killAllNow } from "./lib/proc.js"

@@ -23,7 +23,7 @@
 import { createHash, randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
-import { indexText, messageText } from "../../src/search/SearchText.js"
+import { indexText, messageText } from "../../src/platform/text/SearchText.js"
 import { bindRoute, readCaptured } from "../lib/captured.js"
 
 const captured = readCaptured(process.env.BENCH_STATEMENTS)
@@ -313,7 +313,7 @@ const appendMessage = async (request: IncomingMessage, response: ServerResponse,
       "message.parentId": parentId,
       "message.format": format,
       "message.contentJson": contentJson,
-      // What the gateway indexes for search (src/search/SearchText.ts), made the same way.
+      // What the gateway indexes for search (src/platform/text/SearchText.ts), made the same way.
       "message.searchText": indexText(messageText(format, body.content))
     })
   )

@@ -4,7 +4,7 @@
  * RESULT_MAX_BYTES (pages are cut there, with a cursor to read on) and a
  * text inside a rendering under TEXT_MAX_CHARS (cut with a note).
  */
-import { messageText } from "../../src/search/SearchText.js"
+import { messageText } from "../../src/platform/text/SearchText.js"
 
 /** The serialized structured result, at most (UTF-8 bytes). */
 export const RESULT_MAX_BYTES = 256 * 1024

@@ -1,6 +1,6 @@
 /**
  * Full-text search over a project's threads: titles and message text
- * (src/search/SearchText.ts says what is indexed and how a query is read). The
+ * (src/platform/text/SearchText.ts says what is indexed and how a query is read). The
  * project read API and MCP search the whole project; the thread API the
  * caller's workspace.
  */
@@ -8,8 +8,8 @@ import * as Effect from "effect/Effect"
 import { Limits } from "../../schema/Limits.js"
 import type { SearchQuery } from "../../schema/Search.js"
 import { fn } from "../platform/telemetry/Traced.js"
+import { messageText, parseQuery, snippetOf } from "../platform/text/SearchText.js"
 import { SearchRepo, type SearchRow } from "./SearchRepo.js"
-import { messageText, parseQuery, snippetOf } from "./SearchText.js"
 
 /** Where a search looks: a project, or one workspace of it. */
 export interface SearchScope {

@@ -16,7 +16,7 @@ export interface SearchOptions {
   readonly projectId: string
   /** The caller's workspace; undefined searches the whole project. */
   readonly workspaceId: string | undefined
-  /** A query in `websearch_to_tsquery` syntax (src/search/SearchText.ts parseQuery). */
+  /** A query in `websearch_to_tsquery` syntax (src/platform/text/SearchText.ts parseQuery). */
   readonly tsquery: string
   /** The same syntax: what the matches are ranked by (the wanted terms, without exclusions). */
   readonly rankquery: string

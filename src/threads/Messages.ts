@@ -5,7 +5,7 @@ import type { CreateFeedback, CreateMessage, MessageListQuery } from "../../sche
 import { rowNotFoundAs404 } from "../platform/Found.js"
 import { newId } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import { messageText, textsByFormat } from "../search/SearchText.js"
+import { messageText, textsByFormat } from "../platform/text/SearchText.js"
 import { Usage } from "../usage/Usage.js"
 import { Outbox } from "../webhooks/Outbox.js"
 import { FeedbackRepo } from "./FeedbackRepo.js"

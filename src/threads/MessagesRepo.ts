@@ -8,8 +8,8 @@ import { isoTimestampSql } from "../platform/db/SqlText.js"
 import type { TenantScope } from "../platform/db/TenantScope.js"
 import { ALPHABET } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import { tsvectorOf } from "../search/SearchSql.js"
-import type { IndexedFormat } from "../search/SearchText.js"
+import { tsvectorOf } from "../platform/text/SearchSql.js"
+import type { IndexedFormat } from "../platform/text/SearchText.js"
 
 export interface NewMessage {
   /** A fresh id; the message gets it unless the thread already has a larger one (then one above that: see `append`). */
@@ -24,7 +24,7 @@ export interface NewMessage {
   readonly format: string
   /** The content, already serialized: it is stored as sent. */
   readonly contentJson: string
-  /** Its searchable text (src/search/SearchText.ts), empty when there is none. */
+  /** Its searchable text (src/platform/text/SearchText.ts), empty when there is none. */
   readonly searchText: string
 }
 

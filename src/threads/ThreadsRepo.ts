@@ -6,7 +6,7 @@ import { Thread } from "../../schema/Thread.js"
 import { foundOrFail } from "../platform/db/RowNotFound.js"
 import type { TenantScope } from "../platform/db/TenantScope.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import { tsvectorOf } from "../search/SearchSql.js"
+import { tsvectorOf } from "../platform/text/SearchSql.js"
 import { THREAD_JSON_COLUMNS } from "./ThreadColumns.js"
 
 interface ThreadRow {

@@ -3,8 +3,8 @@
 import { randomBytes } from "node:crypto"
 import { request } from "node:http"
 import { expect } from "vitest"
-import type { Reply } from "./layers.js"
 import { ISO_MS } from "./helpers.js"
+import type { Reply } from "./layers.js"
 
 export const UPLOAD = "/files/attachments/generate-presigned-upload-url"
 export const DOWNLOAD = "/files/attachments/generate-presigned-download-url"

@@ -4,16 +4,7 @@
  */
 import { request } from "node:http"
 import { expect } from "vitest"
-import {
-  admin,
-  asUser,
-  type CallOptions,
-  call,
-  type Gateway,
-  NOW,
-  type Reply,
-  type UserClient
-} from "./layers.js"
+import { admin, asUser, type CallOptions, call, type Gateway, NOW, type Reply, type UserClient } from "./layers.js"
 
 /** ISO 8601 UTC with milliseconds (docs/api-and-auth.md "REST API"). */
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/

@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cliFor, type InProcessCli } from "../../support/cli-harness.js"
-import { asUser, type StartedGateway, startGateway, stores } from "../../support/layers.js"
 import { newThread } from "../../support/helpers.js"
+import { asUser, type StartedGateway, startGateway, stores } from "../../support/layers.js"
 import { type Receiver, startReceiver, verifySignature } from "../../support/webhook-receiver.js"
 
 describe.each(stores)("svc alert commands on the $name store", (storeUnderTest) => {

@@ -10,9 +10,9 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ExitCode } from "../../../protocols/cli/Failure.js"
 import { cliFor, type InProcessCli } from "../../support/cli-harness.js"
-import { asUser, createProject, type Gateway, type StartedGateway, startGateway, stores } from "../../support/layers.js"
 import { expectUpload, put, UPLOAD } from "../../support/files-helpers.js"
 import { newMessage, newThread } from "../../support/helpers.js"
+import { asUser, createProject, type Gateway, type StartedGateway, startGateway, stores } from "../../support/layers.js"
 
 const PUBLIC_URL = "https://gateway.example.test"
 

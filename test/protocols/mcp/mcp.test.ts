@@ -11,9 +11,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { newMessage, newThread } from "../../support/helpers.js"
 import { asUser, call, createProject, stores, type UserClient, useGateway } from "../../support/layers.js"
 import { exportOf, jsonSpan, postJson, traceIdOf } from "../otlp/otlp.js"
-import { newMessage, newThread } from "../../support/helpers.js"
 
 const TOOLS = [
   "get_run",

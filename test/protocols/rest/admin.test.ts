@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest"
+import { expectError } from "../../support/helpers.js"
 import {
   ADMIN_TOKEN,
   admin,
@@ -10,7 +11,6 @@ import {
   stores,
   useGateway
 } from "../../support/layers.js"
-import { expectError } from "../../support/helpers.js"
 
 describe.each(stores)("admin API and API keys ($name)", (storeUnderTest) => {
   const handle = useGateway(storeUnderTest, { API_KEY_CACHE_MS: "0" })

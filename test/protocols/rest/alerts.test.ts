@@ -8,8 +8,8 @@
  * failing receiver. The `alerts` and `webhooks` jobs are run on demand.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, asUser, createProject, stores, useGateway } from "../../support/layers.js"
 import { expectError, newMessage, newThread, runJob as runJobOnce } from "../../support/helpers.js"
+import { admin, asUser, createProject, stores, useGateway } from "../../support/layers.js"
 import { type Receiver, startReceiver, verifySignature } from "../../support/webhook-receiver.js"
 
 const MINUTE = 60_000

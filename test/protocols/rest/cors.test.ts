@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { admin, asUser, call, createProject, stores, useGateway } from "../../support/layers.js"
 import { expectError } from "../../support/helpers.js"
+import { admin, asUser, call, createProject, stores, useGateway } from "../../support/layers.js"
 
 const APP = "https://app.example.com"
 

@@ -17,6 +17,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expectUpload, put, UPLOAD } from "../../support/files-helpers.js"
+import { asAnonymous, asProject, expectError, newMessage, newThread, runJob } from "../../support/helpers.js"
 import {
   admin,
   asUser,
@@ -30,11 +32,9 @@ import {
   type UserClient,
   useGateway
 } from "../../support/layers.js"
-import { exportOf, jsonSpan, postJson, traceIdOf } from "../otlp/otlp.js"
-import { expectUpload, put, UPLOAD } from "../../support/files-helpers.js"
-import { asAnonymous, asProject, expectError, newMessage, newThread, runJob } from "../../support/helpers.js"
 import { useS3rver } from "../../support/s3rver.js"
 import { type Receiver, startReceiver } from "../../support/webhook-receiver.js"
+import { exportOf, jsonSpan, postJson, traceIdOf } from "../otlp/otlp.js"
 
 const PUBLIC_URL = "https://gateway.example.test"
 const s3rver = useS3rver()

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest"
+import { expectError, expectNoContent, listMessages, newMessage, newThread, rawRequest } from "../../support/helpers.js"
 import {
   ADMIN_TOKEN,
   admin,
@@ -11,7 +12,6 @@ import {
   type UserClient,
   useGateway
 } from "../../support/layers.js"
-import { expectError, expectNoContent, listMessages, newMessage, newThread, rawRequest } from "../../support/helpers.js"
 
 const MESSAGE_ROUTE_CAP = 128 * 1024
 const DEFAULT_CAP = 1024 * 1024

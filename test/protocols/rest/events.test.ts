@@ -5,8 +5,16 @@
  * through the usage figures (events counts stored events).
  */
 import { beforeAll, describe, expect, it } from "vitest"
+import {
+  asAnonymous,
+  asJwtUser,
+  asProject,
+  expectError,
+  inBatches,
+  newMessage,
+  newThread
+} from "../../support/helpers.js"
 import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
-import { asAnonymous, asJwtUser, asProject, expectError, inBatches, newMessage, newThread } from "../../support/helpers.js"
 
 const x = (n: number) => "x".repeat(n)
 

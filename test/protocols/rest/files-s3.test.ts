@@ -5,7 +5,6 @@
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3"
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner"
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, pglite, stores, type UserClient, useGateway } from "../../support/layers.js"
 import {
   binary,
   CAP,
@@ -18,6 +17,7 @@ import {
   UPLOAD
 } from "../../support/files-helpers.js"
 import { expectError } from "../../support/helpers.js"
+import { asUser, call, createProject, pglite, stores, type UserClient, useGateway } from "../../support/layers.js"
 import { BUCKET, useS3rver } from "../../support/s3rver.js"
 
 const s3rver = useS3rver()

@@ -5,16 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { workspaceSegment } from "../../../src/files/Files.js"
 import { signBlobRequest } from "../../../src/platform/blobs/Local.js"
 import {
-  admin,
-  asUser,
-  call,
-  createProject,
-  type StoreUnderTest,
-  stores,
-  type UserClient,
-  useGateway
-} from "../../support/layers.js"
-import {
   binary,
   CAP,
   DOWNLOAD,
@@ -27,6 +17,16 @@ import {
   UPLOAD
 } from "../../support/files-helpers.js"
 import { expectError, rawRequest } from "../../support/helpers.js"
+import {
+  admin,
+  asUser,
+  call,
+  createProject,
+  type StoreUnderTest,
+  stores,
+  type UserClient,
+  useGateway
+} from "../../support/layers.js"
 
 const PUBLIC_URL = "https://gateway.example.test"
 

@@ -11,6 +11,7 @@
 import { writeFileSync } from "node:fs"
 import { request } from "node:http"
 import { beforeAll, describe, expect, it } from "vitest"
+import { asFrontend, newMessage, newThread } from "../../support/helpers.js"
 import {
   ADMIN_TOKEN,
   admin,
@@ -42,7 +43,6 @@ import {
   queryCases,
   Rng
 } from "./fuzz-cases.js"
-import { asFrontend, newMessage, newThread } from "../../support/helpers.js"
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122)
 const CONCURRENCY = 8

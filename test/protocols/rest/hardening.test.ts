@@ -3,6 +3,7 @@
  * test names the defect it covers.
  */
 import { beforeAll, describe, expect, it } from "vitest"
+import { asProject, newThread } from "../../support/helpers.js"
 import {
   admin,
   asUser,
@@ -14,7 +15,6 @@ import {
   type UserClient,
   useGateway
 } from "../../support/layers.js"
-import { asProject, newThread } from "../../support/helpers.js"
 import { type Ending, floodChunked, openWire, requestHead, sleep, type Wire, within, zerosChunk } from "./wire.js"
 
 const MiB = 1024 * 1024

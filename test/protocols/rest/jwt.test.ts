@@ -1,5 +1,6 @@
 import { generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from "jose"
 import { beforeAll, describe, expect, it } from "vitest"
+import { expectError } from "../../support/helpers.js"
 import {
   asUser,
   call,
@@ -10,7 +11,6 @@ import {
   type UserClient,
   useGateway
 } from "../../support/layers.js"
-import { expectError } from "../../support/helpers.js"
 
 const PUBLIC_URL = "https://svc.example.test"
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url")

@@ -1,7 +1,6 @@
 import * as Redacted from "effect/Redacted"
 import pg from "pg"
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, type Gateway, stores, type UserClient, useGateway } from "../../support/layers.js"
 import {
   asJwtUser,
   asProject,
@@ -15,6 +14,7 @@ import {
   newThread,
   rawRequest
 } from "../../support/helpers.js"
+import { asUser, createProject, type Gateway, stores, type UserClient, useGateway } from "../../support/layers.js"
 
 const MAX_CONTENT = 65_536
 /** A content object whose JSON.stringify is exactly `bytes` UTF-8 bytes, built from `unit` (1, 2 or 4 bytes). */

@@ -12,10 +12,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { oversizeDiscardBytes, oversizeDiscardMs } from "../../../protocols/NodeServer.js"
-import { asUser, createProject, pglite, type Reply, useGateway } from "../../support/layers.js"
-import { type RelayProxy, startRelayProxy } from "../../support/relay-proxy.js"
 import { CAP as ATTACHMENT_CAP, expectUpload, UPLOAD } from "../../support/files-helpers.js"
 import { expectError, newThread } from "../../support/helpers.js"
+import { asUser, createProject, pglite, type Reply, useGateway } from "../../support/layers.js"
+import { type RelayProxy, startRelayProxy } from "../../support/relay-proxy.js"
 import { type Ending, floodChunked, openWire, requestHead, sleep, type Wire, within, zerosChunk } from "./wire.js"
 
 const KiB = 1024

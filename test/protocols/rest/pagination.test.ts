@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, type Gateway, NOW, stores, type UserClient, useGateway } from "../../support/layers.js"
 import { expectError, expectNoContent, inBatches, listMessages, newMessage, newThread } from "../../support/helpers.js"
+import { asUser, createProject, type Gateway, NOW, stores, type UserClient, useGateway } from "../../support/layers.js"
 
 interface ThreadRow {
   readonly id: string

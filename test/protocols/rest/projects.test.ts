@@ -8,7 +8,6 @@
 import * as Schema from "effect/Schema"
 import { beforeAll, describe, expect, it } from "vitest"
 import { RunList } from "../../../schema/Run.js"
-import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
 import {
   asAnonymous,
   asFrontend,
@@ -21,6 +20,7 @@ import {
   newMessage,
   newThread
 } from "../../support/helpers.js"
+import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
 
 const DAY_MS = 86_400_000
 const today = () => new Date().toISOString().slice(0, 10)

@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import * as Redacted from "effect/Redacted"
 import { beforeAll, describe, expect, it } from "vitest"
+import { listMessages, newMessage, newThread } from "../../support/helpers.js"
 import {
   asUser,
   createProject,
@@ -14,7 +15,6 @@ import {
 } from "../../support/layers.js"
 import { root, watchOutput } from "../../support/process.js"
 import { freePort } from "../../support/tcp-proxy.js"
-import { listMessages, newMessage, newThread } from "../../support/helpers.js"
 
 /**
  * Appends racing on one thread (decisions.md: message order under concurrent appends): WRITERS clients at once,

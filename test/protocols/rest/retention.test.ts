@@ -10,6 +10,8 @@ import * as Redacted from "effect/Redacted"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ExampleIds } from "../../../schema/Examples.js"
 import type { StoreKind } from "../../../src/platform/db/Database.js"
+import { expectUpload, put, UPLOAD } from "../../support/files-helpers.js"
+import { expectError, inBatches, newMessage, newThread, runJob as runJobOnce } from "../../support/helpers.js"
 import {
   admin,
   asUser,
@@ -22,10 +24,8 @@ import {
   type UserClient,
   useGateway
 } from "../../support/layers.js"
-import { exportOf, jsonSpan, postJson, traceIdOf } from "../otlp/otlp.js"
-import { expectUpload, put, UPLOAD } from "../../support/files-helpers.js"
-import { expectError, inBatches, newMessage, newThread, runJob as runJobOnce } from "../../support/helpers.js"
 import { useS3rver } from "../../support/s3rver.js"
+import { exportOf, jsonSpan, postJson, traceIdOf } from "../otlp/otlp.js"
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR

@@ -5,8 +5,16 @@
  * back through the project API.
  */
 import { beforeAll, describe, expect, it } from "vitest"
+import {
+  asAnonymous,
+  asJwtUser,
+  asProject,
+  expectError,
+  inBatches,
+  newThread,
+  rawRequest
+} from "../../support/helpers.js"
 import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
-import { asAnonymous, asJwtUser, asProject, expectError, inBatches, newThread, rawRequest } from "../../support/helpers.js"
 
 const x = (n: number) => "x".repeat(n)
 const TRACE = "0123456789abcdef0123456789abcdef"

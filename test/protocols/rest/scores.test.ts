@@ -4,8 +4,8 @@
  * caller modes.
  */
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
 import { asAnonymous, asJwtUser, asProject, expectError, newMessage, newThread } from "../../support/helpers.js"
+import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
 
 const x = (n: number) => "x".repeat(n)
 

@@ -6,8 +6,8 @@
  * deletions reflected; other workspaces and projects never returned.
  */
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, type Reply, stores, useGateway } from "../../support/layers.js"
 import { asAnonymous, asJwtUser } from "../../support/helpers.js"
+import { asUser, call, createProject, type Reply, stores, useGateway } from "../../support/layers.js"
 
 interface Hit {
   readonly thread: { readonly id: string; readonly workspace_id: string; readonly title: string | null }

@@ -1,5 +1,6 @@
 import { decodeJwt } from "jose"
 import { beforeAll, describe, expect, it } from "vitest"
+import { expectError } from "../../support/helpers.js"
 import {
   asUser,
   call,
@@ -10,7 +11,6 @@ import {
   type UserClient,
   useGateway
 } from "../../support/layers.js"
-import { expectError } from "../../support/helpers.js"
 
 describe.each(stores)("anonymous sessions and claim ($name)", (storeUnderTest) => {
   const handle = useGateway(storeUnderTest)

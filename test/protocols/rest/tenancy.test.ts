@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, type Gateway, stores, type UserClient, useGateway } from "../../support/layers.js"
 import { expectError, expectNoContent, getThread, listMessages, newMessage, newThread } from "../../support/helpers.js"
+import { asUser, createProject, type Gateway, stores, type UserClient, useGateway } from "../../support/layers.js"
 
 /** Callers who must not see Alice's thread (project a, user alice, workspace ws-1). */
 const STRANGERS = [

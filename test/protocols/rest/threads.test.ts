@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, type Gateway, NOW, stores, type UserClient, useGateway } from "../../support/layers.js"
 import {
   asProject,
   expectError,
@@ -11,6 +10,7 @@ import {
   newThread,
   THREAD_KEYS
 } from "../../support/helpers.js"
+import { asUser, createProject, type Gateway, NOW, stores, type UserClient, useGateway } from "../../support/layers.js"
 
 describe.each(stores)("threads ($name)", (storeUnderTest) => {
   const handle = useGateway(storeUnderTest)

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { getThread, newThread } from "../../support/helpers.js"
 import {
   asUser,
   createProject,
@@ -16,7 +17,6 @@ import {
   type UserClient,
   useGateway
 } from "../../support/layers.js"
-import { getThread, newThread } from "../../support/helpers.js"
 import { responseObject } from "./openai-response.js"
 
 const MODEL = "title-test-model"

@@ -3,8 +3,8 @@
  * every store: streamed text, stored title, quota by plan, errors.
  */
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
 import { expectError, getThread, newThread } from "../../support/helpers.js"
+import { asUser, call, createProject, type Reply, stores, type UserClient, useGateway } from "../../support/layers.js"
 
 const ASSISTANT = "system/thread_title"
 

@@ -9,6 +9,7 @@ import {
   SignJWT
 } from "jose"
 import { beforeAll, describe, expect, it } from "vitest"
+import { asAnonymous, asJwtUser, expectError } from "../../support/helpers.js"
 import {
   ADMIN_TOKEN,
   asUser,
@@ -19,7 +20,6 @@ import {
   type UserClient,
   useGateway
 } from "../../support/layers.js"
-import { asAnonymous, asJwtUser, expectError } from "../../support/helpers.js"
 
 const PUBLIC_URL = "https://svc.example.test"
 

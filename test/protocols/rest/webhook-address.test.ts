@@ -6,8 +6,8 @@
  * embedded one only.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { admin, asUser, createProject, pglite, useGateway } from "../../support/layers.js"
 import { expectError, newThread, runJob } from "../../support/helpers.js"
+import { admin, asUser, createProject, pglite, useGateway } from "../../support/layers.js"
 import { type Receiver, startReceiver } from "../../support/webhook-receiver.js"
 
 /** Refused at create: [url, what it is]. */

@@ -9,6 +9,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { asProject, expectError, newMessage, newThread, runJob as runJobOnce } from "../../support/helpers.js"
 import {
   ADMIN_TOKEN,
   admin,
@@ -20,9 +21,8 @@ import {
   useGateway
 } from "../../support/layers.js"
 import { spawnGateway } from "../../support/process.js"
-import { exportOf, jsonSpan, postJson, traceIdOf } from "../otlp/otlp.js"
-import { asProject, expectError, newMessage, newThread, runJob as runJobOnce } from "../../support/helpers.js"
 import { type Receiver, startReceiver, verifySignature } from "../../support/webhook-receiver.js"
+import { exportOf, jsonSpan, postJson, traceIdOf } from "../otlp/otlp.js"
 
 const ALL_EVENTS = ["thread.created", "message.created", "run.created", "score.created", "feedback.created"]
 const HOUR = 3_600_000

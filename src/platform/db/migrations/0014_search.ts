@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { indexText, messageText } from "../../../search/SearchText.js"
+import { indexText, messageText } from "../../text/SearchText.js"
 
 /** Rows read and rewritten per statement while the existing messages and titles are indexed. */
 const BATCH = 500
@@ -10,7 +10,7 @@ const BATCH = 500
  * message (its text parts) and each thread (its title, weight A), written
  * with the row from then on, and GIN indexes over them. Existing rows are
  * indexed here, a batch at a time: the indexed form is made by
- * src/search/SearchText.ts (unspaced scripts character by character), not by SQL.
+ * src/platform/text/SearchText.ts (unspaced scripts character by character), not by SQL.
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

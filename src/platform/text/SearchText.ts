@@ -14,7 +14,7 @@
  * configuration: lower-cased words, no stemming and no stop words, so it
  * behaves the same in every language.
  */
-import { isPlainObject } from "../../schema/Common.js"
+import { isPlainObject } from "../../../schema/Common.js"
 
 /** The text search configuration every indexed text and query goes through. */
 export const SEARCH_CONFIG = "simple"

@@ -1,6 +1,6 @@
-/** src/search/SearchText.ts: what is indexed, how a query is read, and snippets. */
+/** src/platform/text/SearchText.ts: what is indexed, how a query is read, and snippets. */
 import { describe, expect, it } from "vitest"
-import { indexText, messageText, parseQuery, snippetOf } from "../../../src/search/SearchText.js"
+import { indexText, messageText, parseQuery, snippetOf } from "../../../src/platform/text/SearchText.js"
 
 describe("search text", () => {
   it("takes the text parts of svc/v0 and ai-sdk/v6 content only", () => {
