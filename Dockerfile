@@ -2,14 +2,22 @@
 # The gateway's image: built in one stage, run from another that holds only
 # dist/, the launcher and the production dependencies (README: Production).
 
-# Node 20 on Debian: PGlite's WebAssembly and the native-free dependencies run as on CI.
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24 (LTS), one of the two Nodes CI runs the suite on, on the Debian
+# release CI runs on (bookworm): PGlite's WebAssembly and the prebuilt native
+# packages (esbuild, @parcel/watcher, msgpackr-extract) run as they do there.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
+# The dependencies are installed by the unprivileged `node` user too, so no
+# package's install script runs as root. The image's own npm installs exactly
+# the lockfile; an npm that reads package.json's allowScripts (CI's 11.19
+# does) skips the install scripts it denies, and one that does not runs them
+# harmlessly (each finds its prebuilt binary installed and does nothing more).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
+RUN chown node:node /app
+USER node
 COPY package.json package-lock.json ./
-# npm 10's `ci` (npm 11's refuses a lockfile without other platforms' optional packages).
-RUN npx --yes npm@10.9.4 ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts ./scripts
 COPY schema ./schema
@@ -20,8 +28,10 @@ RUN node scripts/build.mjs
 
 FROM ${NODE_IMAGE} AS dependencies
 WORKDIR /app
+RUN chown node:node /app
+USER node
 COPY package.json package-lock.json ./
-RUN npx --yes npm@10.9.4 ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \

@@ -10,6 +10,7 @@ import {
   anonymousClient,
   FakeFetch,
   type FakeStorage,
+  installGlobal,
   installLocks,
   installStorage,
   installThrowingStorage,
@@ -135,6 +136,9 @@ describe("Part 5, anonymous session", () => {
   })
 
   it("2: another base URL or another storage object does not share the request", async () => {
+    // Without Web Locks: Node 24's process-wide navigator.locks would make the third client wait on the lock
+    // the first client's unanswered request holds (the sharing that Web Locks rightly give, tested below).
+    installGlobal("navigator", undefined)
     installStorage()
     const base = uniqueBase()
     const fake = server(() => new Promise<Response>(() => {}))
