@@ -72,7 +72,8 @@ export const stores: ReadonlyArray<StoreUnderTest> = process.env.TEST_DATABASE_U
  * The stores of the suites whose subject does not depend on the store (the
  * client library over the gateway, the CLI commands of the settings plane,
  * whose services the REST suites run on every store): the embedded store,
- * and PostgreSQL too with TEST_ALL_STORES=1. Keeps CI within its time.
+ * and PostgreSQL too with TEST_ALL_STORES=1, which CI sets (.ci/run). A
+ * local `npm test` with TEST_DATABASE_URL stays quicker without it.
  */
 export const allStores = process.env.TEST_ALL_STORES === "1"
 export const clientStores: ReadonlyArray<StoreUnderTest> = allStores ? stores : stores.slice(0, 1)

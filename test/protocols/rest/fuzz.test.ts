@@ -389,7 +389,7 @@ describe.each(stores)("OpenAPI fuzz ($name)", (storeUnderTest) => {
     }
   })
 
-  /** The first store takes the whole budget; the others 30 % of it (the same routes, for CI's time), all with TEST_ALL_STORES=1. */
+  /** The first store takes the whole budget; the others 30 % of it (the same routes), all with TEST_ALL_STORES=1 (as CI runs). */
   const storeShare = storeUnderTest === stores[0] || allStores ? 1 : 0.3
 
   /** Every case of one operation in one mode, sampled to the budget. */
