@@ -7,7 +7,17 @@
  */
 import { Limits } from "../../../schema/Limits.js"
 import type { Attributes, SpanInput } from "../SpanModel.js"
-import { cut, declaredInMessages, finishReasonOf, firstCount, firstText, memo, parsed, text, textOf } from "./Attributes.js"
+import {
+  cut,
+  declaredInMessages,
+  finishReasonOf,
+  firstCount,
+  firstText,
+  memo,
+  parsed,
+  text,
+  textOf
+} from "./Attributes.js"
 import type { ConventionRun, DerivedToolCall, Recognised } from "./Types.js"
 
 const GEN_AI_CALLS = new Set(["chat", "text_completion", "generate_content"])
