@@ -47,19 +47,22 @@ export interface DerivedRun {
  * same for every convention and copies these in one by one (no spreads: see
  * deriveRun).
  */
-export interface ConventionRun {
-  readonly model_id: string | null
-  readonly provider: string | null
-  readonly input_tokens: number | null
-  readonly output_tokens: number | null
-  readonly reasoning_tokens: number | null
-  readonly cached_input_tokens: number | null
-  readonly first_token_ms: number | null
-  readonly finish_reason: string | null
-  readonly output_text: string | null
-  readonly total_steps: number | null
-  readonly input_messages: unknown
-  readonly output_messages: unknown
+export interface ConventionRun
+  extends Pick<
+    DerivedRun,
+    | "model_id"
+    | "provider"
+    | "input_tokens"
+    | "output_tokens"
+    | "reasoning_tokens"
+    | "cached_input_tokens"
+    | "first_token_ms"
+    | "finish_reason"
+    | "output_text"
+    | "total_steps"
+    | "input_messages"
+    | "output_messages"
+  > {
   /** Tool calls the run's steps declare, put before those the run span declares. */
   readonly step_tool_calls: ReadonlyArray<DerivedToolCall>
 }
