@@ -5,7 +5,7 @@
  * are left out, as the original's figures leave them out; `./effect` counts
  * effect and @effect/platform in, since an Effect app bundles them anyway
  * (the figure is what the entry adds to an app that has none of them).
- * Beside each figure: the original 0.2.2 client's (client-behaviour.md).
+ * Beside each figure: the original 0.2.2 client's (docs/client-library.md "Size").
  */
 import { gzipSync } from "node:zlib"
 import * as esbuild from "esbuild"

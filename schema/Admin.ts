@@ -45,7 +45,7 @@ export const TestUserPrefixes = Schema.Struct({
   )
 }).annotations({ examples: [{ prefixes: ["test_", "qa-"] }] })
 
-/** never (null or absent), or one of the presets of spec part 8. */
+/** never (null or absent), or one of the presets of docs/api-and-auth.md "Authentication and tenancy". */
 export const ExpiresInDays = Schema.NullOr(Schema.Literal(...Limits.apiKey.expiryPresetsDays))
 
 export const CreateApiKey = Schema.Struct({

@@ -12,7 +12,7 @@ import { DeliveryAttempt, DeliveryStatus, WebhookUrl } from "./Webhooks.js"
 
 /**
  * The limits of alert rules: the count by plan, the window and the cooldown
- * (spec part 8); the lengths are ours.
+ * (docs/decisions.md "Alert rules"); the lengths are ours.
  */
 export const ALERT_LIMITS = {
   perPlan: { hobby: 1, pro: 20, startup: 100, enterprise: 100 } satisfies Record<Plan, number>,

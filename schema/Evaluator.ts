@@ -5,7 +5,10 @@ import { ExampleIds, exampleOf } from "./Examples.js"
 import { Limits } from "./Limits.js"
 import { StorableString } from "./Text.js"
 
-/** The limits of an evaluator (spec part 8: 20 per project, 10 categories each; the rest bound the work). */
+/**
+ * The limits of an evaluator (docs/decisions.md "Evaluators": 20 per project, 10 categories each;
+ * the rest bound the work).
+ */
 export const EVALUATOR_LIMITS = {
   perProject: 20,
   categoriesMax: 10,

@@ -1,4 +1,4 @@
-/** Engagement events (spec part 6, docs/decisions.md "Engagement events"). */
+/** Engagement events (docs/api-and-auth.md "Run reports, scores and events", docs/decisions.md "Engagement events"). */
 import * as Schema from "effect/Schema"
 import { Id, isPlainObject, utf8Length } from "./Common.js"
 import { Limits } from "./Limits.js"

@@ -1,7 +1,7 @@
 /**
- * Attachments (spec parts 2 and 4, docs/decisions.md "Attachments"): a
+ * Attachments (docs/api-and-auth.md "Attachments", docs/decisions.md "Attachments"): a
  * presigned URL to PUT a file to, and one to GET it back. The responses keep
- * the camelCase names the spec gives them.
+ * the camelCase names the wire gives them.
  */
 import * as Schema from "effect/Schema"
 import { ExampleIds, exampleOf } from "./Examples.js"

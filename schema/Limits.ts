@@ -1,6 +1,7 @@
 /**
- * Every numeric limit of the interface spec (part 8) and of decisions.md, in
- * one table. Schemas and services read these; nothing else repeats a number.
+ * Every numeric limit of the wire (docs/api-and-auth.md "REST API" and the
+ * sections after it) and of docs/decisions.md, in one table. Schemas and
+ * services read these; nothing else repeats a number.
  */
 import type { Plan } from "./Plan.js"
 
@@ -66,19 +67,19 @@ export const Limits = {
     propsKeyMaxLength: 64,
     propsStringMaxLength: 256,
     idMaxLength: 48,
-    /** Per user, a minute (spec part 8). */
+    /** Per user, a minute (docs/api-and-auth.md "Run reports, scores and events"). */
     perMinute: 600
   },
   usage: { defaultDays: 30, maxDays: 366 },
   rate: {
-    /** Per client address, a minute (spec part 8). */
+    /** Per client address, a minute (docs/api-and-auth.md "Rate limits"). */
     anonymousCreatePerMinute: 30,
     anonymousRefreshPerMinute: 120
   },
   /** Svc-User-Id and Svc-Workspace-Id values. */
   identityHeaderMaxLength: 255,
   sdkClients: {
-    /** Entries unseen this long drop off the list (spec part 8). */
+    /** Entries unseen this long drop off the list (docs/api-and-auth.md "Authentication and tenancy"). */
     ttlDays: 180,
     /** Distinct name/version pairs kept per project; past it only known ones are refreshed. */
     maxPerProject: 500
@@ -86,7 +87,7 @@ export const Limits = {
   sdkHeader: { maxTokens: 8, tokenPartMaxLength: 64 },
   apiKey: { expiryPresetsDays: [7, 30, 90, 365] as const },
   auth: {
-    /** Service-issued access tokens live 5 minutes (spec part 5). */
+    /** Service-issued access tokens live 5 minutes (docs/api-and-auth.md "Service-issued tokens"). */
     accessTokenSeconds: 300,
     /** Anonymous refresh tokens: 30 days, extended to now + 30 days at each refresh. */
     refreshTokenDays: 30
@@ -109,9 +110,9 @@ export const Limits = {
   origins: { maxEntries: 32, maxLength: 255 },
   /** OTLP trace exports (POST /v1/traces, docs/decisions.md "Traces (OTLP/HTTP)"). */
   trace: {
-    /** An export, before and after decompression (spec part 8). */
+    /** An export, before and after decompression (docs/traces.md "Traces (OpenTelemetry)"). */
     exportMaxBytes: 4 * 1024 * 1024,
-    /** Spans kept per trace, counted across exports (spec part 8). */
+    /** Spans kept per trace, counted across exports (docs/traces.md "Traces (OpenTelemetry)"). */
     spansPerTraceMax: 500,
     /** A span's attributes, serialized as JSON (UTF-8 bytes). */
     attributesMaxBytes: 16 * 1024,
@@ -140,9 +141,12 @@ export const Limits = {
     offsetMax: 1_000
   },
   attachment: {
-    /** 25 MB (MiB, as every byte size here): the largest file a signed upload URL takes (spec part 8). */
+    /**
+     * 25 MB (MiB, as every byte size here): the largest file a signed upload URL takes
+     * (docs/api-and-auth.md "Attachments").
+     */
     maxBytes: 25 * 1024 * 1024,
-    /** Presigned upload and download URLs live 15 minutes (spec part 8). */
+    /** Presigned upload and download URLs live 15 minutes (docs/api-and-auth.md "Attachments"). */
     urlSeconds: 15 * 60,
     /** The `filename` of an upload request, in characters. */
     filenameMaxLength: 255,

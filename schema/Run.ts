@@ -1,7 +1,7 @@
 /**
- * Run reports (spec part 2, docs/decisions.md "Run reports"): what a model
- * invocation did. Every struct refuses unknown fields, and every over-limit
- * value is refused, never shortened (spec part 8).
+ * Run reports (docs/api-and-auth.md "Run reports, scores and events", docs/decisions.md "Run reports"): what a
+ * model invocation did. Every struct refuses unknown fields, and every over-limit
+ * value is refused, never shortened (docs/api-and-auth.md "Run reports, scores and events").
  */
 import * as Schema from "effect/Schema"
 import { Id, isPlainObject, Metadata, PageLimit, serializedLength, Timestamp, utf8Length } from "./Common.js"

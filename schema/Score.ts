@@ -1,4 +1,7 @@
-/** Scores (spec part 2, docs/decisions.md "Scores"): a rating of a thread, message or run. */
+/**
+ * Scores (docs/api-and-auth.md "Run reports, scores and events", docs/decisions.md "Scores"): a rating of a
+ * thread, message or run.
+ */
 import * as Schema from "effect/Schema"
 import { Id, PageLimit, Timestamp } from "./Common.js"
 import { ExampleIds } from "./Examples.js"

@@ -12,7 +12,7 @@ export type ParsedSdkHeader =
 const PRINTABLE = /^[\x21-\x7e]+$/
 
 /**
- * `Svc-Sdk: svc-client/0.2.0 my-app/1.4.0 ...` (spec part 9): at most 8
+ * `Svc-Sdk: svc-client/0.2.0 my-app/1.4.0 ...` (docs/api-and-auth.md "Authentication and tenancy"): at most 8
  * space-separated tokens. Each well-formed `name/version` token is an identity;
  * other tokens count toward the 8 but are not recorded.
  */

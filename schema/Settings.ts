@@ -3,7 +3,7 @@ import { ExternalIssuer, Plan } from "./Admin.js"
 import { Timestamp } from "./Common.js"
 import { exampleOf } from "./Examples.js"
 
-/** Retention presets of spec part 8 (days); null is forever, the default. */
+/** Retention presets (days, docs/settings-plane.md "Retention, settings and jobs"); null is forever, the default. */
 export const RETENTION_PRESETS_DAYS = [7, 14, 30, 60, 90, 180, 365] as const
 export const TOPIC_CEILING = { min: 10, max: 60, default: 30 } as const
 

@@ -4,7 +4,7 @@ import { Id } from "./Common.js"
 import { ExampleIds } from "./Examples.js"
 import { Limits } from "./Limits.js"
 
-/** The one assistant the stream route runs (spec part 4, docs/decisions.md "Titles"). */
+/** The one assistant the stream route runs (docs/api-and-auth.md "Titles", docs/decisions.md "Titles"). */
 export const TITLE_ASSISTANT_ID = "system/thread_title"
 
 /**

@@ -15,7 +15,7 @@ export const WEBHOOK_EVENTS = [
 export const WebhookEventType = Schema.Literal(...WEBHOOK_EVENTS)
 export type WebhookEventType = typeof WebhookEventType.Type
 
-/** Limits of our own (spec part 8 gives none for webhooks): subscriptions per project, URL length. */
+/** Limits of our own (docs/decisions.md "Webhooks"): subscriptions per project, URL length. */
 export const WEBHOOK_LIMITS = { perProject: 20, urlMaxLength: 2_048 } as const
 
 const EXAMPLE_URL = "https://93.184.215.14/hooks/svc"

@@ -1,6 +1,6 @@
 /**
  * The request headers of the identity an API-key caller acts as, and of the
- * client library (spec parts 5 and 9). Declared here once: the gateway's
+ * client library (docs/api-and-auth.md "Authentication and tenancy"). Declared here once: the gateway's
  * authentication reads them by these names and limits, the OpenAPI document
  * lists them on every endpoint that takes them, and the client library sends
  * them.
@@ -16,7 +16,7 @@ export const IdentityHeaderNames = {
   sdk: "svc-sdk"
 } as const
 
-/** How each header is named in messages (the spec's spelling). */
+/** How each header is named in messages (as docs/api-and-auth.md "Authentication and tenancy" spells them). */
 export const IdentityHeaderLabels = {
   [IdentityHeaderNames.user]: "Svc-User-Id",
   [IdentityHeaderNames.workspace]: "Svc-Workspace-Id",

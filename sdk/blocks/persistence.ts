@@ -1,6 +1,6 @@
 /**
- * Message persistence (client-behaviour.md "Persistence", spec part 4
- * "Building blocks in the client"): CloudMessagePersistence stores messages
+ * Message persistence (docs/client-library.md "Building blocks", docs/decisions.md
+ * "Client building blocks (svc-client, issue 14)"): CloudMessagePersistence stores messages
  * under the app's own (local) ids, keeps the local-to-remote id map, makes a
  * child wait for its parent's remote id, and pages a thread's history;
  * createFormattedPersistence puts a format adapter's encode and decode on top.

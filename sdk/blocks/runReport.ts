@@ -1,6 +1,6 @@
 /**
- * Run reports, client side (spec part 2 "Client-side report object", part 4,
- * client-behaviour.md "Reporting"): the camelCase report an app or an
+ * Run reports, client side (docs/client-library.md "Building blocks", docs/decisions.md
+ * "Client building blocks (svc-client, issue 14)"): the camelCase report an app or an
  * integration fills in, and `createRunReport`, which maps it to the wire
  * report of POST /v1/runs (schema/Run.ts) normalized so the gateway accepts
  * it: text cut to its limit, counts and times made whole, tags cleaned,
@@ -503,7 +503,7 @@ const costDetails = (value: RunReportCostDetails | undefined): Record<string, nu
 }
 
 /**
- * The wire report of a client-side report object (spec part 2), normalized
+ * The wire report of a client-side report object (docs/client-library.md "Building blocks"), normalized
  * so the gateway takes it: `trace_id` lower-cased and kept only when 32 hex
  * digits (`root_span_id`: 16); `provider` also sent as `provider_type`; usage
  * under its normalized names; with `steps`, `total_steps` is their count; a

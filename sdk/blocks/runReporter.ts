@@ -1,6 +1,6 @@
 /**
- * CloudRunReporter (client-behaviour.md "Reporting", spec part 1 "Telemetry
- * configuration"): sends run reports the way an integration must. Nothing
+ * CloudRunReporter (docs/client-library.md "Building blocks", and "Three modes" for the
+ * telemetry configuration): sends run reports the way an integration must. Nothing
  * while telemetry is off; the client's environment, release and tags on every
  * report, then `beforeReport` last; a keyed report claimed before it is sent,
  * so a duplicate (even a concurrent one) is dropped; the key freed again only

@@ -8,7 +8,7 @@ import { makeRuns } from "./runs.js"
 import { makeThreads } from "./threads.js"
 
 /**
- * The client (spec part 1, client-behaviour.md): one of three configurations,
+ * The client (docs/client-library.md "Three modes"): one of three configurations,
  * the REST namespaces, the engagement event buffer, the telemetry settings
  * (read at each call) and `registerSdk`. Its own keys are those of the
  * original client, in its order; the state lives in private fields.

@@ -5,11 +5,11 @@ import * as check from "../core/check.js"
 import type { Transport } from "../core/request.js"
 import { idOf } from "./shapes.js"
 
-/** The body of POST /v1/runs (the wire names of spec part 2). */
+/** The body of POST /v1/runs (its wire names: docs/api-and-auth.md "Run reports, scores and events"). */
 export type CloudRunReport = (typeof RunReport)["Encoded"]
 export type CreateScoreBody = (typeof CreateScore)["Encoded"]
 export type ScoreResponse = (typeof ScoreCreated)["Encoded"]
-/** The upload answer; `key` is present only when the server sends it (spec part 2). */
+/** The upload answer; `key` is present only when the server sends it (docs/api-and-auth.md "Attachments"). */
 export type GeneratePresignedUploadUrlResponse = Omit<(typeof UploadUrl)["Encoded"], "key"> & { readonly key?: string }
 export type GeneratePresignedDownloadUrlResponse = (typeof DownloadUrl)["Encoded"]
 export type GeneratePresignedDownloadUrlBody = (typeof DownloadUrlRequest)["Encoded"]

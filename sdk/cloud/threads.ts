@@ -7,7 +7,10 @@ import { type CloudMessage, type CloudThread, idOf, listOf, messageOf, threadOf 
 
 type Encoded<S extends { readonly Encoded: unknown }> = S["Encoded"]
 
-/** Each field optional, and undefined allowed: the query skips an undefined value (client-behaviour.md "Requests"). */
+/**
+ * Each field optional, and undefined allowed: the query skips an undefined value
+ * (docs/decisions.md "Client library (svc-client)").
+ */
 type Loose<A> = { readonly [K in keyof A]?: A[K] | undefined }
 
 /** Query of the thread lists: is_archived, limit, after. */

@@ -4,7 +4,7 @@ import { isFresh, jwtExpiryMs } from "./jwt.js"
 import { type AuthStrategy, type Fetch, readJson } from "./request.js"
 
 /**
- * Anonymous sessions (spec part 5). The refresh record lives in localStorage
+ * Anonymous sessions (docs/client-library.md "Three modes"). The refresh record lives in localStorage
  * under `svc:refresh_token:<base URL>`; without working storage the session
  * goes on in memory. Token requests are shared per (storage, base URL) and,
  * where Web Locks exist, serialized across tabs.

@@ -5,7 +5,7 @@ import type { AuthStrategy } from "./request.js"
 export const AUTHORIZATION_FAILED = "Authorization failed"
 
 /**
- * JWT mode (spec part 5): the callback's token is reused until 30 s before
+ * JWT mode (docs/client-library.md "Three modes"): the callback's token is reused until 30 s before
  * its `exp`; concurrent requests share one callback call; an answer's
  * `Authorization: Bearer <t>` replaces the cached token.
  */

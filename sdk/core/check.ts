@@ -1,8 +1,8 @@
 import { CloudResponseError } from "./errors.js"
 
 /**
- * Shape checks of successful answers (client-behaviour.md "The client
- * object"). Each failure names the field path and what was expected. They are
+ * Shape checks of successful answers (docs/decisions.md "Client library
+ * (svc-client)"). Each failure names the field path and what was expected. They are
  * written out rather than decoded with Effect Schema so that the main entry
  * stays free of effect (a third of the bundle budget on its own); the types
  * they return come from schema/, so a changed wire shape fails to compile here.

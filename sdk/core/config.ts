@@ -44,7 +44,7 @@ export interface ResolvedConfig {
   readonly sdk: SdkRegistry
 }
 
-/** The three arms in their order (spec part 1): authToken, then apiKey, then anonymous. */
+/** The three arms in their order (docs/client-library.md "Three modes"): authToken, then apiKey, then anonymous. */
 export const resolveConfig = (config: AssistantCloudConfig): ResolvedConfig => {
   const fields = config as Partial<AssistantCloudJWTConfig & AssistantCloudAPIKeyConfig & AssistantCloudAnonymousConfig>
   const fetch = fields.fetch ?? globalFetch

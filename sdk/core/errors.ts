@@ -1,5 +1,5 @@
 /**
- * The two failures of the client (spec part 7). One class each, shared by the
+ * The two failures of the client (docs/decisions.md "Client library (svc-client)"). One class each, shared by the
  * promise entry and the Effect entry: `_tag` sits on the prototype, so Effect's
  * `catchTag` sees it while the instance's own keys stay those of the original
  * client (`status`, `code`, `details`).

@@ -25,7 +25,7 @@ const validId = (id: unknown): id is string =>
 
 const utf8Bytes = (text: string): number => new TextEncoder().encode(text).length
 
-/** Props kept whole or dropped whole (spec part 6). */
+/** Props kept whole or dropped whole (docs/api-and-auth.md "Run reports, scores and events"). */
 const validProps = (props: unknown): props is Record<string, unknown> => {
   if (typeof props !== "object" || props === null || Array.isArray(props)) return false
   for (const [key, value] of Object.entries(props)) {

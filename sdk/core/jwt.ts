@@ -1,4 +1,4 @@
-/** Tokens are reused until this close to their expiry (spec part 5). */
+/** Tokens are reused until this close to their expiry (docs/client-library.md "Three modes"). */
 export const FRESHNESS_MARGIN_MS = 30_000
 
 const base64UrlDecode = (text: string): string => {

@@ -22,7 +22,7 @@ export interface CallInit {
 }
 
 /**
- * Query rules of spec part 4: `true` as "true", numbers as strings, `false`
+ * Query rules (docs/decisions.md "Client library (svc-client)"): `true` as "true", numbers as strings, `false`
  * dropped except `is_archived`'s, which is sent as "false"; undefined and null
  * skipped; no `?` when nothing is left.
  */
@@ -95,7 +95,7 @@ export class Transport {
   /**
    * A call that returns no data (thread update and delete, message update):
    * whatever the successful answer carries is left unread, since such methods
-   * raise only CloudAPIError (spec part 7).
+   * raise only CloudAPIError (docs/decisions.md "Client library (svc-client)").
    */
   async noContent(path: string, init: CallInit = {}): Promise<void> {
     discard(await this.raw(path, init))

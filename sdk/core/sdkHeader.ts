@@ -7,7 +7,7 @@ export type { SdkIdentity }
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/
 
 /**
- * The identities an app registers (spec part 9): trimmed, a value with any
+ * The identities an app registers (docs/api-and-auth.md "Authentication and tenancy"): trimmed, a value with any
  * character outside visible ASCII ignored, each pair once in registration
  * order. The header holds `svc-client/<version>` first and at most 8 tokens.
  */

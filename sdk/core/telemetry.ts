@@ -3,7 +3,7 @@ import { Limits } from "../../schema/Limits.js"
 /** A run report as it is about to be sent; what `beforeReport` sees and may change. */
 export type ReportBody = Record<string, unknown>
 
-/** The telemetry configuration of spec part 1. */
+/** The telemetry configuration (docs/client-library.md "Three modes"). */
 export interface TelemetryConfig {
   /** false stops run reports and events (default true). */
   enabled?: boolean

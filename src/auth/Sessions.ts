@@ -50,7 +50,7 @@ export class Sessions extends Effect.Service<Sessions>()("svc/Sessions", {
 
     /**
      * A new anonymous user (its workspace is its own id) with a 30-day refresh
-     * token; at most 30 a minute per client address (spec part 8).
+     * token; at most 30 a minute per client address (docs/api-and-auth.md "Rate limits").
      */
     const createAnonymous = fn("Sessions.createAnonymous")(function* (projectId: string, clientAddress: string) {
       yield* limiter.consume(`anonymous:${clientAddress}`, Limits.rate.anonymousCreatePerMinute, 60)

@@ -42,7 +42,7 @@ export class ProjectSettings extends Effect.Service<ProjectSettings>()("svc/Proj
       return settings
     })
 
-    /** 10 to 60 (spec part 8); the HTTP and CLI schemas say so too, this is the rule. */
+    /** 10 to 60 (docs/decisions.md "Jobs and retention"); the HTTP and CLI schemas say so too, this is the rule. */
     const setTopicCeiling = fn("ProjectSettings.setTopicCeiling")(function* (projectId: string, value: number) {
       if (!Number.isInteger(value) || value < TOPIC_CEILING.min || value > TOPIC_CEILING.max) {
         return yield* Effect.fail(

@@ -1,7 +1,8 @@
 /**
  * Comments cite the project's own documentation, never a file outside the
- * repository (issue 23): no "§" and a section number of the shared
- * decisions, which a reader of this repository does not have. A citation is
+ * repository (issue 23): no "§" and a section number, no part of the
+ * specification and no other file a reader of this repository does not
+ * have (the forms are listed in OUTSIDE below). A citation is
  * a page and one of its headings, `docs/decisions.md "Webhooks"` (several:
  * `docs/decisions.md "Tenancy", "Service-issued tokens"`), and each heading
  * must be a `#`, `##` or `###` heading of that page, so that renaming a
@@ -72,8 +73,22 @@ const WRAP = String.raw`(?:\s*\n\s*(?:\*(?!/)|//)?)?\s*`
 const CITATION = new RegExp(String.raw`docs/([\w-]+)\.md,?(?=\s)${WRAP}"([^"]{1,160})"`, "g")
 /** A further heading of the same page: `, "Other"` or `and "Other"`. */
 const MORE = new RegExp(String.raw`^${WRAP}(?:,|and\b)${WRAP}"([^"]{1,160})"`)
-/** A section sign and a number: the shared decisions' numbering. */
+/** A section sign and a number: the numbering of a file outside the repository. */
 const SECTION_NUMBER = /§\s?\d+/g
+/**
+ * Other pointers to files outside the repository: a part of the specification,
+ * its files by name, the decisions kept beside it, the architecture file there
+ * (docs/architecture.md is ours). Written so that this file's text matches none.
+ */
+const OUTSIDE: ReadonlyArray<RegExp> = [
+  /\bspec\s+parts?\s+\d/gi,
+  /\binterface-spec\b/gi,
+  /\binterface\sspec\b/g,
+  /\bshared\/spec\b/gi,
+  /\bclient-behaviou?r\b/gi,
+  /\bshared\s+decisions\b/gi,
+  /(?<!docs\/)\bARCHITECTURE\.md\b/g
+]
 
 /** A heading as cited, with the comment's wrapping undone. */
 const unwrapped = (cited: string): string =>
@@ -99,6 +114,14 @@ const citationProblems = (
       offset: match.index,
       text: `"${match[0]}" numbers a section of a file outside the repository; cite docs/<page>.md "Heading"`
     })
+  }
+  for (const pattern of OUTSIDE) {
+    for (const match of source.matchAll(pattern)) {
+      problems.push({
+        offset: match.index,
+        text: `"${match[0]}" points outside the repository; cite docs/<page>.md "Heading"`
+      })
+    }
   }
   for (const match of source.matchAll(CITATION)) {
     const page = match[1] ?? ""
@@ -141,7 +164,7 @@ describe("comments' citations", () => {
     expect(files.some((file) => file.startsWith("sdk/dist/") || file.includes("/node_modules/"))).toBe(false)
   })
 
-  it("name no section number and only headings that exist", () => {
+  it("name no section number, no file outside the repository and only headings that exist", () => {
     const pages = docsPages(root)
     const problems = sourceFiles(root).flatMap((file) =>
       citationProblems(file, fs.readFileSync(path.join(root, file), "utf8"), pages)
@@ -153,6 +176,9 @@ describe("comments' citations", () => {
 describe("the citation checker", () => {
   // Built from parts, so that this file's own text holds no citation to check.
   const SECTION = "\u00a7"
+  const SPEC = ["sp", "ec"].join("")
+  const ARCH = ["ARCHITECTURE", "md"].join(".")
+  const CB = ["client", "behaviour.md"].join("-")
   const q = '"'
   const pages = (page: string) =>
     page === "decisions"
@@ -178,7 +204,7 @@ describe("the citation checker", () => {
     expect(citationProblems("a.ts", source, pages)).toEqual([])
   })
 
-  it("reports a section number, a heading that is not there and a page that is not there", () => {
+  it("reports a section number, an outside file, a heading that is not there and a page that is not there", () => {
     const source = [
       `/** Wire errors (decisions.md ${SECTION}1). */`,
       `// See ${SECTION} 12 and ${SECTION}: a sign alone is text.`,
@@ -186,15 +212,23 @@ describe("the citation checker", () => {
       `/** (docs/decisions.md ${q}Wire${q}, ${q}Tracing${q}) */`,
       "/**",
       ` * (docs/decisions.md ${q}# not${q}, and docs/nowhere.md ${q}Wire${q})`,
-      " */"
+      " */",
+      `// Limits (${SPEC} part 8), and ${SPEC.toUpperCase()} PARTS 2, 4.`,
+      `/** (the ${ARCH}, not docs/${ARCH.toLowerCase()} nor docs/${ARCH}; ${CB} ${q}Events${q}) */`
     ].join("\n")
+    const outside = (line: number, text: string) =>
+      `a.ts:${line}: ${q}${text}${q} points outside the repository; cite docs/<page>.md ${q}Heading${q}`
     expect(citationProblems("a.ts", source, pages)).toEqual([
       `a.ts:1: ${q}${SECTION}1${q} numbers a section of a file outside the repository; cite docs/<page>.md ${q}Heading${q}`,
       `a.ts:2: ${q}${SECTION} 12${q} numbers a section of a file outside the repository; cite docs/<page>.md ${q}Heading${q}`,
       `a.ts:3: docs/decisions.md has no heading ${q}Ids${q}`,
       `a.ts:4: docs/decisions.md has no heading ${q}Tracing${q}`,
       `a.ts:6: docs/decisions.md has no heading ${q}# not${q}`,
-      "a.ts:6: docs/nowhere.md: no such page"
+      "a.ts:6: docs/nowhere.md: no such page",
+      outside(8, `${SPEC} part 8`),
+      outside(8, `${SPEC.toUpperCase()} PARTS 2`),
+      outside(9, ARCH),
+      outside(9, CB.slice(0, -".md".length))
     ])
   })
 })

@@ -7,8 +7,8 @@
  * route and client do) is stored through
  * `createFormattedPersistence(new CloudMessagePersistence(cloud), aiSDKV6FormatAdapter)`
  * on a real gateway, on every store and in each auth mode. It is reloaded
- * (by a fresh persistence, as after a page reload) newest first, as the spec
- * orders a load, equal to what
+ * (by a fresh persistence, as after a page reload) newest first, as docs/client-library.md
+ * "Building blocks" orders a load, equal to what
  * was stored under the server's ids, valid for the AI SDK, and the second
  * turn is generated from the reloaded history. Each turn's run report
  * (`extractAISDKRunTelemetry` into `CloudRunReporter.report`) reads back
@@ -271,7 +271,8 @@ for (const store of clientStores)
         for (const row of raw) expect(Object.keys(row.content)).not.toContain("id")
 
         // A page reload: a fresh persistence loads the thread under the server's ids. The gateway lists
-        // oldest first and the helper reverses (spec part 4): newest first, so the app reverses again.
+        // oldest first and the helper reverses (docs/decisions.md "Client building blocks (svc-client, issue 14)"):
+        // newest first, so the app reverses again.
         const reloaded = await createFormattedPersistence(
           new CloudMessagePersistence(cloud),
           aiSDKV6FormatAdapter

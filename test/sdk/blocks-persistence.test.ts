@@ -1,6 +1,6 @@
 /**
- * CloudMessagePersistence and createFormattedPersistence (client-behaviour.md
- * "Persistence") against a real gateway on every store, in the API key, JWT
+ * CloudMessagePersistence and createFormattedPersistence (docs/client-library.md
+ * "Building blocks") against a real gateway on every store, in the API key, JWT
  * and anonymous modes: a conversation tree appended concurrently and
  * reloaded, a thread of 430 messages read across three pages, and updates
  * through the local-to-remote id map. The client's fetch is the real one,

@@ -244,7 +244,8 @@ for (const store of clientStores)
     it("a report past every limit is cut by the client so that the gateway takes it", async () => {
       const cloud = clouds.apiKey
       const { thread_id: threadId } = await cloud.threads.create({ last_message_at: new Date() })
-      // The gateway refuses such a report as it is (spec part 8: refused, not trimmed) ...
+      // The gateway refuses such a report as it is (refused, not trimmed: docs/api-and-auth.md
+      // "Run reports, scores and events") ...
       await apiError(
         cloud.runs.report({ thread_id: threadId, status: "completed", output_text: "o".repeat(60_000) }),
         400

@@ -1,6 +1,6 @@
 /**
  * svc-client in real headless Chromium against a gateway (issue 13;
- * client-behaviour.md "Authentication" and "Events"): localStorage, Web
+ * docs/client-library.md "Three modes"): localStorage, Web
  * Locks, pagehide, visibilitychange and keepalive as a browser does them.
  * The page is served from an origin of its own and calls the gateway through
  * a recording proxy, so CORS is the gateway's and every request the browser

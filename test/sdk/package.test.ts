@@ -115,7 +115,7 @@ describe("the svc-client package", () => {
       { KEY: project.api_key, BASE: gateway.current.baseUrl }
     )
     const result = JSON.parse(out.trim().split("\n").at(-1) ?? "{}")
-    // Exactly the values of client-behaviour.md "Exports of the main entry".
+    // Exactly the main entry's exports in the table of docs/client-library.md "Client library (svc-client)".
     expect(result.main).toEqual(
       [
         "AssistantCloud",

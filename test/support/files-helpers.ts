@@ -14,7 +14,7 @@ export const CAP = 25 * 1024 * 1024
 export const binary = (size = 4096): Buffer =>
   Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), randomBytes(Math.max(0, size - 256))])
 
-/** The upload answer of spec part 2; its URLs live 15 minutes. */
+/** The upload answer (docs/api-and-auth.md "Attachments"); its URLs live 15 minutes. */
 export const expectUpload = (reply: Reply) => {
   expect(reply.status, reply.text).toBe(200)
   expect(Object.keys(reply.body).sort()).toEqual(["expiresAt", "key", "publicUrl", "signedUrl", "success"])

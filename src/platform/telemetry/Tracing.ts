@@ -42,7 +42,7 @@ export interface OtlpTraceSettings {
 
 const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
 
-/** `key=value,key2=value2`, values URL-encoded (the spec's OTEL_EXPORTER_OTLP_HEADERS format). */
+/** `key=value,key2=value2`, values URL-encoded (the OpenTelemetry spec's OTEL_EXPORTER_OTLP_HEADERS format). */
 const parseHeaders = (name: string, text: string): Either.Either<Record<string, string>, ConfigError.ConfigError> => {
   const headers: Record<string, string> = {}
   for (const pair of text.split(",")) {

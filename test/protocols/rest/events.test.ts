@@ -1,6 +1,6 @@
 /**
- * POST /v1/events (spec parts 6, 8; docs/decisions.md "Engagement events"):
- * batches of 1 to 50, partial acceptance by index, event limits, ids stored
+ * POST /v1/events (docs/api-and-auth.md "Run reports, scores and events"; docs/decisions.md
+ * "Engagement events"): batches of 1 to 50, partial acceptance by index, event limits, ids stored
  * once per user, the 600-a-minute per-user limit, and tenancy. What was stored is read back
  * through the usage figures (events counts stored events).
  */

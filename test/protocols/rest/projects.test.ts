@@ -1,5 +1,5 @@
 /**
- * The read-only project API (spec parts 4, 8; docs/decisions.md "Tenancy",
+ * The read-only project API (docs/api-and-auth.md "Project read API"; docs/decisions.md "Tenancy",
  * "Project read API and usage"): API key only, every workspace of the
  * project and nothing of another; run and score lists (filters, newest
  * first, paging, page sizes); deletion cascades; and usage rollups that

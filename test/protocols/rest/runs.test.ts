@@ -1,5 +1,6 @@
 /**
- * POST /v1/runs (spec parts 2, 7, 8; docs/decisions.md "Run reports"):
+ * POST /v1/runs (docs/api-and-auth.md "Run reports, scores and events", "Errors"; docs/decisions.md
+ * "Run reports"):
  * strict run reports, every size limit just inside and just outside,
  * Idempotency-Key, tenancy, and the 4 MiB body cap. Stored runs are read
  * back through the project API.

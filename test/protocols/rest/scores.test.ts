@@ -1,6 +1,6 @@
 /**
- * POST /v1/scores (spec parts 2, 8; docs/decisions.md "Scores"): value by
- * data type, limits, targets in the caller's workspace, and the three
+ * POST /v1/scores (docs/api-and-auth.md "Run reports, scores and events"; docs/decisions.md "Scores"):
+ * value by data type, limits, targets in the caller's workspace, and the three
  * caller modes.
  */
 import { beforeAll, describe, expect, it } from "vitest"

@@ -214,7 +214,8 @@ describe.each(stores)("threads ($name)", (storeUnderTest) => {
     })
   })
 
-  describe("limits (spec part 8)", () => {
+  // The limits: docs/api-and-auth.md "REST API" (its rules).
+  describe("limits", () => {
     it("title: 255 characters pass, 256 are 400 on create and update", async () => {
       const id = await newThread(alice, { title: "t".repeat(255) })
       expect((await getThread(alice, id)).title).toBe("t".repeat(255))

@@ -1,7 +1,7 @@
 /**
- * client-behaviour.md "Persistence" (`aiSDKV6FormatAdapter`,
- * `extractAISDKRunTelemetry`) and "Package" (`./ai-sdk` uses `ai` for types
- * only); spec part 4, "Building blocks in the client". The messages are typed
+ * docs/client-library.md "Building blocks" (`aiSDKV6FormatAdapter`,
+ * `extractAISDKRunTelemetry`; `./ai-sdk` uses `ai` for types only) and
+ * docs/decisions.md "Client building blocks (svc-client, issue 14)". The messages are typed
  * with the real `ai` package's `UIMessage`; the end-to-end run through the
  * real AI SDK and a gateway is test/sdk/blocks-ai-sdk.test.ts.
  */

@@ -1,6 +1,6 @@
 /**
- * Spec part 5, "Anonymous session" rules 1 to 8; client-behaviour.md
- * "Authentication" (anonymous bullet). Each test has a base URL of its own:
+ * Anonymous session rules 1 to 8 (docs/api-and-auth.md "Anonymous sessions and claim");
+ * docs/client-library.md "Three modes" (the anonymous mode). Each test has a base URL of its own:
  * in-flight requests and storage-less records are kept per base URL for the
  * whole page.
  */
@@ -335,7 +335,7 @@ describe("Part 5, anonymous session", () => {
   })
 })
 
-describe("client-behaviour.md: anonymous details", () => {
+describe("the client library: anonymous details", () => {
   it("the anonymous route is called with no body and no SDK header", async () => {
     const fake = server()
     await anonymousClient(fake, uniqueBase()).threads.delete("t")

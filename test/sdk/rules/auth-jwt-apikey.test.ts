@@ -1,6 +1,6 @@
 /**
- * Spec part 5, "JWT" rules 1 to 4 and "API key"; client-behaviour.md
- * "Authentication" (JWT and API key bullets).
+ * JWT rules 1 to 4 and the API key mode (docs/client-library.md "Three modes", the JWT and
+ * API key modes).
  */
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { apiKeyClient, FakeFetch, json, jwt, jwtClient, restoreGlobals, settle, useClock } from "./fakes.js"

@@ -1,10 +1,10 @@
 /**
- * Spec parts 1 (configuration) and 4 (endpoints, request rules);
- * client-behaviour.md "Package" (main exports built so far), "The client
- * object" (keys, methods, paths and bodies) and "Requests" (query, empty
- * bodies). Headers and versioning: headers-and-versioning.test.ts. What the
- * promise methods never pass (caller headers, arbitrary query values) is
- * checked on the Transport every call goes through.
+ * The configuration (docs/client-library.md "Three modes"), the main exports (its table), the
+ * client object (keys, methods, paths and bodies) and its requests (query, empty
+ * bodies; docs/decisions.md "Client library (svc-client)"). Headers and versioning:
+ * headers-and-versioning.test.ts. What the promise methods never pass (caller
+ * headers, arbitrary query values) is checked on the Transport every call goes
+ * through.
  */
 import {
   AssistantCloud,
@@ -103,7 +103,7 @@ describe("The client object", () => {
     expect(Object.keys(cloud.auth)).toEqual(["tokens"])
   })
 
-  it("has the methods of client-behaviour.md, and no dispose of its own (events.dispose flushes instead)", () => {
+  it("has the original client's methods, and no dispose of its own (events.dispose flushes instead)", () => {
     const cloud = jwtClient(new FakeFetch())
     const methods = [
       cloud.threads.list,

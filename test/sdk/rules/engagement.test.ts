@@ -1,6 +1,6 @@
 /**
- * client-behaviour.md "Reporting" (CloudEngagementReporter) and spec part 4
- * ("resolves runtime ids and records interaction events"): a real
+ * docs/client-library.md "Building blocks" (CloudEngagementReporter, which resolves
+ * runtime ids and records interaction events): a real
  * AssistantCloud over a scripted fetch, its event buffer flushed by
  * `events.dispose()`, the POST /v1/events bodies read back; fake timers for
  * the elapsed times.
@@ -45,7 +45,7 @@ const remoteIds = () => {
   return { calls, resolve }
 }
 
-describe("CloudEngagementReporter (client-behaviour.md, Reporting)", () => {
+describe("CloudEngagementReporter (client library, building blocks)", () => {
   it("CloudEngagementReporter(cloud | () => cloud, resolveIds?): a client, or a function called for the client at each send", async () => {
     const fake = new FakeFetch()
     const cloud = apiKeyClient(fake)

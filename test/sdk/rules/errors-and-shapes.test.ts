@@ -1,7 +1,7 @@
 /**
- * Spec part 7 (server statuses as the client sees them, client errors,
- * CloudAPIError rules 1 to 4, who raises what, no retry); client-behaviour.md
- * "Errors" and the response checks of "The client object".
+ * The client's errors (server statuses as the client sees them, client errors,
+ * CloudAPIError rules 1 to 4, who raises what, no retry) and its response checks:
+ * docs/decisions.md "Client library (svc-client)", docs/api-and-auth.md "Errors".
  */
 import { CloudAPIError, CloudResponseError } from "svc-client"
 import { afterEach, describe, expect, it } from "vitest"

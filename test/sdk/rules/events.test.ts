@@ -1,6 +1,6 @@
 /**
- * Spec part 6 (engagement events) and part 1's telemetry configuration;
- * client-behaviour.md "Events".
+ * Engagement events (docs/api-and-auth.md "Run reports, scores and events") and the telemetry
+ * configuration; the client's event buffer (docs/client-library.md "Three modes").
  */
 import { AssistantCloud, type CloudEvent } from "svc-client"
 import { afterEach, describe, expect, it, vi } from "vitest"
@@ -265,7 +265,7 @@ describe("Part 6: engagement events", () => {
   })
 })
 
-describe("client-behaviour.md: events", () => {
+describe("the client library: events", () => {
   it("normalization: keys in the order kind, thread_id, message_id, run_id, value, props; value only a non-negative integer", async () => {
     const fake = new FakeFetch()
     const cloud = client(fake)

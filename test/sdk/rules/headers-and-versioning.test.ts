@@ -1,6 +1,6 @@
 /**
- * Spec part 4's header rules and part 9 (versioning); client-behaviour.md
- * "Requests" (header order, Svc-Sdk and registerSdk). The promise client
+ * The request headers and versioning (docs/api-and-auth.md "Authentication and tenancy": header
+ * order, Svc-Sdk and registerSdk). The promise client
  * takes no headers from its callers, so the merge order is checked on the
  * Transport every call goes through (the Effect client passes caller headers
  * to it).

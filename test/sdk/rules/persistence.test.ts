@@ -1,6 +1,6 @@
 /**
- * client-behaviour.md "Persistence" (spec part 4, "Building blocks in the
- * client": CloudMessagePersistence and createFormattedPersistence), one test
+ * docs/client-library.md "Building blocks" and docs/decisions.md "Client building blocks
+ * (svc-client, issue 14)" (CloudMessagePersistence and createFormattedPersistence), one test
  * per rule, over an AssistantCloud whose fetch is scripted. Where order
  * matters, the fake's answers are held back and released by the test.
  */

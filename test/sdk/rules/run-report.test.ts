@@ -1,7 +1,7 @@
 /**
- * client-behaviour.md "Reporting" (createRunReport and the run telemetry
- * helpers), spec part 2 "Client-side report object" and part 4; the limits of
- * spec part 8 / schema/Limits.ts that a built report must stay within: every
+ * docs/client-library.md "Building blocks" (createRunReport and the run telemetry
+ * helpers) and docs/decisions.md "Client building blocks (svc-client, issue 14)"; the limits of
+ * docs/api-and-auth.md "Run reports, scores and events" / schema/Limits.ts that a built report must stay within: every
  * report createRunReport builds is decoded here by the gateway's own RunReport
  * schema.
  */

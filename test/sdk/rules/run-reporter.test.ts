@@ -1,8 +1,8 @@
 /**
- * client-behaviour.md "Reporting" (CloudRunReporter), spec part 1 "Telemetry
- * configuration" (enabled, release, environment, tags, beforeReport) and part 4
- * ("deduplicates reports by key, swallows delivery failures, releases the key
- * only after a 429"), over a real AssistantCloud and a scripted fetch.
+ * docs/client-library.md "Building blocks" (CloudRunReporter: it deduplicates reports by key,
+ * swallows delivery failures, releases the key only after a 429) and "Three modes"
+ * (the telemetry configuration: enabled, release, environment, tags, beforeReport), over a real
+ * AssistantCloud and a scripted fetch.
  */
 import { AssistantCloud, type AssistantCloudTelemetryConfig, CloudRunReporter } from "svc-client"
 import { describe, expect, it } from "vitest"

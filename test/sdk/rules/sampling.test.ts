@@ -1,7 +1,7 @@
 /**
- * client-behaviour.md "Titles, sampling, telemetry" (wrapSamplingHandler,
- * createSamplingCollector) and spec part 4 ("record model, usage and
- * duration of MCP sampling calls without disturbing the handler"): plain
+ * docs/client-library.md "Building blocks" (wrapSamplingHandler, createSamplingCollector:
+ * record model, usage and duration of MCP sampling calls without disturbing
+ * the handler) and docs/decisions.md "Client building blocks (svc-client, issue 14)": plain
  * handlers under fake timers, and a real MCP client and server (the
  * installed @modelcontextprotocol/sdk) talking over its in-memory transport.
  */
@@ -51,7 +51,7 @@ const recorded = async (response: object, req: McpSamplingRequest = request()): 
 /** console.error, silenced and recorded. */
 const consoleErrors = () => vi.spyOn(console, "error").mockImplementation(() => undefined)
 
-describe("wrapSamplingHandler and createSamplingCollector (client-behaviour.md, sampling)", () => {
+describe("wrapSamplingHandler and createSamplingCollector (client library, sampling)", () => {
   it("wrapSamplingHandler(handler, onCall): the handler gets the same arguments and its answer comes back as it is", async () => {
     const response = { model: "m", role: "assistant", content: { type: "text", text: "hello" } }
     const handler = vi.fn(async (_request: McpSamplingRequest, _extra: { signal: AbortSignal }) => response)

@@ -1,6 +1,6 @@
 /**
- * client-behaviour.md "Titles, sampling, telemetry" (the `./telemetry`
- * bullets) and spec part 4's telemetry building blocks, over the real
+ * docs/client-library.md "Building blocks" (the `./telemetry` entry) and docs/decisions.md
+ * "Client building blocks (svc-client, issue 14)" (its telemetry bullet), over the real
  * OpenTelemetry SDK: spans from a BasicTracerProvider, the real batch
  * processor and an in-memory exporter, the real OTLP/HTTP exporter against a
  * recording HTTP server, and the async-hooks context manager for the active

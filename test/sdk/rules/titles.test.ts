@@ -1,6 +1,7 @@
 /**
- * Spec part 4, "Runs" (POST /v1/runs/stream) and "Thread title helper";
- * client-behaviour.md's generateThreadTitle and runs.stream bullet.
+ * POST /v1/runs/stream and the thread title helper generateThreadTitle
+ * (docs/api-and-auth.md "Titles", docs/client-library.md "Three modes"), and the runs.stream bullet of
+ * docs/decisions.md "Client library (svc-client)".
  */
 import { CloudAPIError, CloudResponseError, generateThreadTitle } from "svc-client"
 import { afterEach, describe, expect, it } from "vitest"
