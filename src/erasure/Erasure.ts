@@ -62,15 +62,13 @@ export const attachmentKeysIn = (projectId: string, json: string): Set<string> =
  */
 export const userSha256 = (userId: string): string => createHash("sha256").update(userId).digest("hex")
 
-const zero = zeroCounts
-
-const COUNT_KEYS = Object.keys(zero()) as Array<keyof ErasureCounts>
+const COUNT_KEYS = Object.keys(zeroCounts()) as Array<keyof ErasureCounts>
 
 /** A stored audit row in the admin API's shape. */
 const erasureOf = (row: ErasureRow): UserErasure => {
   const stored: Record<string, unknown> =
     typeof row.counts === "string" ? JSON.parse(row.counts) : ((row.counts ?? {}) as Record<string, unknown>)
-  const deleted = zero()
+  const deleted = zeroCounts()
   for (const key of COUNT_KEYS) deleted[key] = Number(stored[key] ?? 0)
   return {
     erasure_id: row.id,

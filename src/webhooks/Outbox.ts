@@ -6,12 +6,10 @@
  * `webhooks` job sends what is written (WebhookJob.ts); the subscriptions
  * themselves are Webhooks.ts's. docs/decisions.md "Webhooks".
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { notFound } from "../../schema/Errors.js"
 import type { Delivery, WebhookEventType } from "../../schema/Webhooks.js"
-import { inTransaction } from "../platform/db/SqlErrors.js"
 import { newId } from "../platform/Ids.js"
 import { TtlCache } from "../platform/TtlCache.js"
 import { fn } from "../platform/telemetry/Traced.js"
@@ -87,7 +85,6 @@ export class Outbox extends Effect.Service<Outbox>()("svc/Outbox", {
   effect: Effect.gen(function* () {
     const repo = yield* OutboxRepo
     const subscriptions = yield* WebhooksRepo
-    const withTransaction = inTransaction(yield* SqlClient.SqlClient)
     const clock = yield* Effect.clock
     const subscribed = new TtlCache<string, ReadonlySet<string>>(10_000, () => clock.unsafeCurrentTimeMillis())
 
@@ -148,7 +145,7 @@ export class Outbox extends Effect.Service<Outbox>()("svc/Outbox", {
     ): Effect.Effect<A, E, R> =>
       Effect.flatMap(wants(projectId, type), (wanted) =>
         wanted
-          ? withTransaction(
+          ? repo.withTransaction(
               Effect.tap(effect, (result) =>
                 Effect.flatMap(dataOf(result), (items) =>
                   Effect.forEach(items, (data) => emit(projectId, type, data, userId ?? userOf(data)), {
@@ -191,7 +188,7 @@ export class Outbox extends Effect.Service<Outbox>()("svc/Outbox", {
     ): Effect.Effect<A, E, R> =>
       Effect.flatMap(wants(projectId, "message.created"), (wanted) =>
         wanted
-          ? withTransaction(
+          ? repo.withTransaction(
               Effect.tap(effect, (result) => {
                 const messageId = createdId(result)
                 if (messageId === undefined) return Effect.void

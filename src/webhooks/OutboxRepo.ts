@@ -7,6 +7,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import { inTransaction } from "../platform/db/SqlErrors.js"
 import { isoTimestampSql } from "../platform/db/SqlText.js"
 import { fn } from "../platform/telemetry/Traced.js"
 
@@ -204,7 +205,9 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("svc/OutboxRepo", {
       recordAttempt: fn("OutboxRepo.recordAttempt")(recordAttempt, Effect.orDie),
       listDeliveries: fn("OutboxRepo.listDeliveries")(listDeliveries, Effect.orDie),
       redeliver: fn("OutboxRepo.redeliver")(redeliver, Effect.orDie),
-      pending: pending.pipe(Effect.orDie)
+      pending: pending.pipe(Effect.orDie),
+      /** `effect` in a transaction; the store's own failures are defects, the effect's errors stay. */
+      withTransaction: inTransaction(sql)
     } as const
   })
 }) {}

@@ -69,10 +69,7 @@ const everyCountHasATable: Record<Exclude<keyof ErasureCounts, CountedKind>, nev
 void everyCountHasATable
 
 /** An erasure's counts, every kind at 0, in the wire's order. */
-export const zeroCounts = (): { -readonly [K in keyof ErasureCounts]: number } => {
-  const counts = { ...ZERO }
-  return counts
-}
+export const zeroCounts = (): { -readonly [K in keyof ErasureCounts]: number } => ({ ...ZERO })
 
 const ZERO = Object.fromEntries(Object.keys(ErasureCounts.fields).map((kind) => [kind, 0])) as {
   readonly [K in keyof ErasureCounts]: number
