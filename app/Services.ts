@@ -5,6 +5,7 @@ import { Issuers } from "../src/auth/Issuers.js"
 import { Sessions } from "../src/auth/Sessions.js"
 import { SigningKeys } from "../src/auth/SigningKeys.js"
 import { Tokens } from "../src/auth/Tokens.js"
+import { DashboardSessions } from "../src/dashboard/Sessions.js"
 import { Erasure } from "../src/erasure/Erasure.js"
 import { Evaluators } from "../src/evaluators/Evaluators.js"
 import { Events } from "../src/events/Events.js"
@@ -57,7 +58,8 @@ const UseCases = Layer.mergeAll(
   Evaluators.Default,
   Retention.Default,
   Files.Default,
-  Erasure.Default
+  Erasure.Default,
+  DashboardSessions.Default
 )
 
 /** The project settings read every other setting's service: they sit above the use cases. */

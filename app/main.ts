@@ -6,11 +6,13 @@
  * server (protocols/NodeServer.ts), flushes the services' queued work (their
  * layers' finalizers), logs one line and exits 0.
  */
+import * as path from "node:path"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import { DashboardDir } from "../protocols/dashboard/Assets.js"
 import { environment } from "../src/platform/Config.js"
 import { guarded, LoggingLive } from "../src/platform/telemetry/Logging.js"
 import { GatewayLive } from "./Gateway.js"
@@ -37,10 +39,16 @@ const stopped = Effect.suspend(() =>
 const fallbackLogging = Logger.replace(Logger.defaultLogger, guarded(Logger.withConsoleLog(Logger.jsonLogger)))
 const Logging = LoggingLive.pipe(Layer.orElse(() => fallbackLogging))
 
+/**
+ * The built dashboard: dist/dashboard beside dist/main.js, which is this
+ * module once built (and app/main.ts under `npm run dev`, one level down too).
+ */
+const dashboard = Layer.succeed(DashboardDir, path.join(import.meta.dirname, "..", "dist", "dashboard"))
+
 const program = Effect.gen(function* () {
   yield* AllSettings
   yield* Effect.addFinalizer(() => stopped)
-  yield* Layer.launch(GatewayLive.pipe(Layer.provide(Logging)))
+  yield* Layer.launch(GatewayLive.pipe(Layer.provide([Logging, dashboard])))
 }).pipe(
   Effect.scoped,
   Effect.tapErrorCause((cause) =>

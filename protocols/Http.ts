@@ -1,6 +1,7 @@
 /**
- * The one HTTP server: the REST API (HttpApi), OTLP trace exports, MCP, health, the
- * JWKS, the OpenAPI document and its docs page, behind the gateway middleware.
+ * The one HTTP server: the REST API (HttpApi), OTLP trace exports, MCP, the
+ * dashboard, health, the JWKS, the OpenAPI document and its docs page, behind
+ * the gateway middleware.
  */
 import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
@@ -15,6 +16,9 @@ import { LogLevelConfig } from "../src/platform/telemetry/Logging.js"
 import { Usage } from "../src/usage/Usage.js"
 import { accessLog } from "./AccessLog.js"
 import { BlobRoutes } from "./Blobs.js"
+import { DashboardRoutes } from "./dashboard/Assets.js"
+import { DashboardLive, DashboardSignInLive } from "./dashboard/Routes.js"
+import { DashboardSessionLive } from "./dashboard/Session.js"
 import { HealthRoutes } from "./Health.js"
 import { JwksRoutes } from "./Jwks.js"
 import { METRICS_PATH, MetricsConfig, makeMetrics, metricsRoute } from "./Metrics.js"
@@ -58,11 +62,13 @@ const ApiRoutes = HttpLayerRouter.addHttpApi(Api, { openapiPath: OPENAPI_PATH })
     ErasureLive,
     EvaluatorsLive,
     WebhooksLive,
-    AlertsLive
+    AlertsLive,
+    DashboardSignInLive,
+    DashboardLive
   ]),
   Layer.provide(TitlesLive),
   Layer.provide(FilesLive),
-  Layer.provide([AuthenticatedLive, AdminAuthLive, ProjectApiKeyLive])
+  Layer.provide([AuthenticatedLive, AdminAuthLive, ProjectApiKeyLive, DashboardSessionLive])
 )
 
 /**
@@ -91,7 +97,8 @@ const routesOver = (table: RouteTable) =>
     gatewayMiddleware(table),
     BlobRoutes,
     TraceRoutes,
-    McpRoutes
+    McpRoutes,
+    DashboardRoutes
   )
 
 /** Routes of the server that are not API endpoints: their paths are their metric labels. */

@@ -3,6 +3,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { AdminGroup } from "./Api/Admin.js"
 import { AlertsGroup } from "./Api/Alerts.js"
 import { AuthGroup } from "./Api/Auth.js"
+import { DashboardGroup, DashboardSignInGroup } from "./Api/Dashboard.js"
 import { ErasureGroup } from "./Api/Erasure.js"
 import { EvaluatorsGroup } from "./Api/Evaluators.js"
 import { EventsGroup } from "./Api/Events.js"
@@ -43,6 +44,8 @@ const Declared = HttpApi.make("svc")
   .add(EvaluatorsGroup)
   .add(WebhooksGroup)
   .add(AlertsGroup)
+  .add(DashboardSignInGroup)
+  .add(DashboardGroup)
   .addError(InvalidRequest)
   .addError(PayloadTooLarge)
   .addError(UnsupportedMediaType)

@@ -9,6 +9,13 @@ export const Limits = {
   idMaxLength: 48,
   /** Nesting of JSON values (metadata, content): arrays and objects within each other. */
   jsonMaxDepth: 64,
+  /** The dashboard (docs/dashboard.md): its tables, sign-in attempts, session lifetime. */
+  dashboard: {
+    rowsDefault: 50,
+    rowsMax: 100,
+    signInPerMinute: 10,
+    sessionIdleHours: 12
+  },
   thread: {
     titleMaxLength: 255,
     externalIdMaxLength: 255,

@@ -237,6 +237,9 @@ export const RunListQuery = Schema.Struct({
   status: Schema.optional(RunStatus),
   model_id: Schema.optional(StorableString),
   trace_id: Schema.optional(StorableString),
+  /** Runs carrying this tag. */
+  tag: Schema.optional(StorableString),
+  environment: Schema.optional(StorableString),
   from: Schema.optional(Timestamp),
   to: Schema.optional(Timestamp)
 })

@@ -10,6 +10,9 @@ import { StorableString } from "./Text.js"
 
 export const ScoreDataType = Schema.Literal("numeric", "categorical", "boolean")
 
+/** Where a score came from: `api` (POST /v1/scores) or `evaluator` (written by an evaluator). */
+export const ScoreSource = Schema.Literal("api", "evaluator")
+
 export const CreateScore = Schema.Struct({
   name: StorableString.pipe(Schema.minLength(1), Schema.maxLength(Limits.score.nameMaxLength)),
   data_type: ScoreDataType,
@@ -57,7 +60,9 @@ export const ScoreListQuery = Schema.Struct({
   name: Schema.optional(StorableString),
   thread_id: Schema.optional(StorableString),
   message_id: Schema.optional(StorableString),
-  run_id: Schema.optional(StorableString)
+  run_id: Schema.optional(StorableString),
+  data_type: Schema.optional(ScoreDataType),
+  source: Schema.optional(ScoreSource)
 })
 export type ScoreListQuery = typeof ScoreListQuery.Type
 

@@ -118,7 +118,7 @@ export const makeTools = Effect.gen(function* () {
     defineTool("list_runs", {
       title: "List runs",
       description:
-        "Model runs of the project (reported by apps or made from exported traces), newest first: status, model, tokens, duration. Filter by thread_id, status, model_id, trace_id, from, to (ISO 8601); page with after.",
+        "Model runs of the project (reported by apps or made from exported traces), newest first: status, model, tokens, duration. Filter by thread_id, status, model_id, trace_id, tag, environment, from, to (ISO 8601); page with after.",
       run: (projectId, input) =>
         Effect.map(runs.listJson(projectId, input), (rows) => {
           const list = rows.map((row) => JSON.parse(row) as RunJson)
@@ -148,7 +148,7 @@ export const makeTools = Effect.gen(function* () {
     defineTool("list_scores", {
       title: "List scores",
       description:
-        "Scores given to threads, messages or runs (evaluations, user ratings), newest first. Filter by name, thread_id, message_id, run_id; page with after.",
+        "Scores given to threads, messages or runs (evaluations, user ratings), newest first. Filter by name, thread_id, message_id, run_id, data_type (numeric, categorical, boolean), source (api, evaluator); page with after.",
       run: (projectId, input) =>
         Effect.map(scores.list(projectId, input), (list) => {
           const encoded = encodeScores(list)

@@ -11,6 +11,16 @@ import { Traces } from "../../src/traces/Traces.js"
 import { Usage } from "../../src/usage/Usage.js"
 import { messagePage, rawJson } from "./Messages.js"
 
+/** The project API's list and detail bodies, written from the rows' JSON (the dashboard answers the same). */
+export const runsReply = (rows: ReadonlyArray<string>) => rawJson(`{"runs":[${rows.join(",")}]}`)
+export const tracesReply = (page: { readonly traces: ReadonlyArray<string>; readonly next: string | null }) =>
+  rawJson(`{"traces":[${page.traces.join(",")}],"next_after":${JSON.stringify(page.next)}}`)
+export const traceReply = (detail: {
+  readonly trace: string
+  readonly spans: ReadonlyArray<string>
+  readonly runs: ReadonlyArray<string>
+}) => rawJson(`{"trace":${detail.trace},"spans":[${detail.spans.join(",")}],"runs":[${detail.runs.join(",")}]}`)
+
 export const ProjectReadLive = HttpApiBuilder.group(Api, "projects", (handlers) =>
   Effect.gen(function* () {
     const threads = yield* Threads
@@ -38,7 +48,7 @@ export const ProjectReadLive = HttpApiBuilder.group(Api, "projects", (handlers) 
       )
       .handle("runs", ({ urlParams }) =>
         Effect.flatMap(ProjectCaller, ({ projectId }) => runs.listJson(projectId, urlParams)).pipe(
-          Effect.map((rows) => rawJson(`{"runs":[${rows.join(",")}]}`))
+          Effect.map(runsReply)
         )
       )
       .handle("run", ({ path }) => Effect.flatMap(ProjectCaller, ({ projectId }) => runs.get(projectId, path.run_id)))
@@ -49,16 +59,12 @@ export const ProjectReadLive = HttpApiBuilder.group(Api, "projects", (handlers) 
       )
       .handle("traces", ({ urlParams }) =>
         Effect.flatMap(ProjectCaller, ({ projectId }) => traces.listJson(projectId, urlParams)).pipe(
-          Effect.map(({ traces: rows, next }) =>
-            rawJson(`{"traces":[${rows.join(",")}],"next_after":${JSON.stringify(next)}}`)
-          )
+          Effect.map(tracesReply)
         )
       )
       .handle("trace", ({ path }) =>
         Effect.flatMap(ProjectCaller, ({ projectId }) => traces.getJson(projectId, path.trace_id)).pipe(
-          Effect.map(({ trace, spans, runs: linked }) =>
-            rawJson(`{"trace":${trace},"spans":[${spans.join(",")}],"runs":[${linked.join(",")}]}`)
-          )
+          Effect.map(traceReply)
         )
       )
       .handle("usageDaily", ({ urlParams }) =>

@@ -13,6 +13,7 @@ import { BLOB_ROUTE_PREFIX } from "../../schema/BlobRoute.js"
 import { Limits } from "../../schema/Limits.js"
 import { MCP_PATH } from "../../schema/Mcp.js"
 import { TRACES_PATH } from "../../schema/Trace.js"
+import { DASHBOARD_PATH } from "../dashboard/Assets.js"
 
 export interface RouteRules {
   readonly host: Host
@@ -82,5 +83,9 @@ export const makeRouteTable = (configuredMaxBytes: number): RouteTable => {
     json: true,
     route: MCP_PATH
   })
+  // The dashboard's page and assets (protocols/dashboard/Assets.ts): the backend host only.
+  for (const route of [DASHBOARD_PATH, `${DASHBOARD_PATH}/*`] as const) {
+    router.on("GET", route, { host: "backend", maxBytes: configuredMaxBytes, json: true, route })
+  }
   return { rules: (method, url) => router.find(method, url)?.handler ?? defaults }
 }

@@ -3,8 +3,8 @@
  * Api): what @effect/platform's generator does not know of the gateway, read
  * from the same endpoint declarations the gateway routes by.
  *
- * - Three named security schemes (`apiKey`, `frontendJwt`, `adminToken`)
- *   instead of one `bearer`, and each operation's own.
+ * - Four named security schemes (`apiKey`, `frontendJwt`, `adminToken`,
+ *   `dashboardSession`) instead of one `bearer`, and each operation's own.
  * - The frontend routes: every endpoint served on a project's frontend base
  *   URL (`ServedOn` frontend or both) is listed again under
  *   `/p/{project_id}/v1/...`, with the JWT scheme; frontend-only endpoints are
@@ -25,6 +25,7 @@ import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import type * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as Context from "effect/Context"
 import { TRACES_PATH } from "../Trace.js"
+import { DashboardSession, SESSION_COOKIE } from "./Dashboard.js"
 import { type IdentityHeaderName, IdentityHeaderNames, identityHeaderParameters } from "./Identity.js"
 import { type Host, ServedOn } from "./RouteRules.js"
 import { AdminAuth, Authenticated, ProjectApiKey } from "./Security.js"
@@ -34,7 +35,7 @@ type Json = Record<string, unknown>
 const SCHEMA_REF = "#/components/schemas/"
 
 /** Which credential an endpoint takes: its security middleware. */
-type Credential = "user" | "project" | "admin" | "none"
+type Credential = "user" | "project" | "admin" | "dashboard" | "none"
 
 export const SecuritySchemes = {
   apiKey: {
@@ -56,6 +57,13 @@ export const SecuritySchemes = {
     scheme: "bearer",
     description:
       "The operator's ADMIN_TOKEN, on the backend host. Without ADMIN_TOKEN set, every admin route answers 404."
+  },
+  dashboardSession: {
+    type: "apiKey",
+    in: "cookie",
+    name: SESSION_COOKIE,
+    description:
+      "The dashboard's session cookie, set by POST /v1/dashboard/session (the admin token or a project API key). The dashboard's routes take it and nothing else."
   }
 } as const
 
@@ -103,6 +111,7 @@ const credentialOf = (middleware: ReadonlySet<HttpApiMiddleware.TagClassAny>): C
   if (keys.has(Authenticated.key)) return "user"
   if (keys.has(ProjectApiKey.key)) return "project"
   if (keys.has(AdminAuth.key)) return "admin"
+  if (keys.has(DashboardSession.key)) return "dashboard"
   return "none"
 }
 
@@ -230,6 +239,8 @@ const securityFor = (credential: Credential, frontend: boolean): Array<Json> => 
       return [{ apiKey: [] }]
     case "admin":
       return [{ adminToken: [] }]
+    case "dashboard":
+      return [{ dashboardSession: [] }]
     case "none":
       return []
   }

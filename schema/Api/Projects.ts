@@ -61,7 +61,8 @@ export class ProjectsGroup extends HttpApiGroup.make("projects")
       .annotateContext(
         OpenApi.annotations({
           summary: "List runs",
-          description: "Run summaries, newest first, filtered by thread, status, model and time (`from`, `to`)."
+          description:
+            "Run summaries, newest first, filtered by thread, status, model, trace, tag, environment and time (`from`, `to`)."
         })
       )
   )
@@ -84,7 +85,8 @@ export class ProjectsGroup extends HttpApiGroup.make("projects")
       .annotateContext(
         OpenApi.annotations({
           summary: "List scores",
-          description: "Scores, newest first, filtered by name, thread, message or run."
+          description:
+            "Scores, newest first, filtered by name, thread, message, run, data type and source (`api`: POST /v1/scores; `evaluator`: written by an evaluator)."
         })
       )
   )

@@ -18,6 +18,8 @@ export class Projects extends Effect.Service<Projects>()("svc/Projects", {
     return {
       /** The project, if there is one. */
       get: (projectId: string): Effect.Effect<Option.Option<ProjectRow>> => projects.get(projectId),
+      /** Every project, by id. */
+      list: projects.list,
       /** The project, or 404 `project not found`: what every per-project admin call checks first. */
       require: fn("Projects.require")(
         (projectId: string): Effect.Effect<ProjectRow, NotFound> =>

@@ -111,6 +111,8 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
       status: query.status,
       modelId: query.model_id,
       traceId: query.trace_id,
+      tag: query.tag,
+      environment: query.environment,
       from: query.from,
       to: query.to
     })

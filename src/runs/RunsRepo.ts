@@ -84,6 +84,9 @@ export interface RunFilters {
   readonly status: string | undefined
   readonly modelId: string | undefined
   readonly traceId: string | undefined
+  /** Runs whose tags include it (optional: callers made before it need not name it). */
+  readonly tag?: string | undefined
+  readonly environment?: string | undefined
   readonly from: Date | undefined
   readonly to: Date | undefined
 }
@@ -178,6 +181,9 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
       if (filters.status !== undefined) conditions.push(sql`status = ${filters.status}`)
       if (filters.modelId !== undefined) conditions.push(sql`model_id = ${filters.modelId}`)
       if (filters.traceId !== undefined) conditions.push(sql`trace_id = ${filters.traceId}`)
+      // Containment (not `= ANY`): the form a GIN index over tags would serve.
+      if (filters.tag !== undefined) conditions.push(sql`tags @> ARRAY[${filters.tag}]::text[]`)
+      if (filters.environment !== undefined) conditions.push(sql`environment = ${filters.environment}`)
       if (filters.from !== undefined) conditions.push(sql`created_at >= ${filters.from.toISOString()}::timestamptz`)
       if (filters.to !== undefined) conditions.push(sql`created_at < ${filters.to.toISOString()}::timestamptz`)
       return sql.and(conditions)

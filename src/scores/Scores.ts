@@ -1,11 +1,14 @@
 import * as Effect from "effect/Effect"
 import type { CallerShape } from "../../schema/Api/Security.js"
+import type { ScoreSummaryQuery } from "../../schema/Dashboard.js"
 import { invalid, notFound } from "../../schema/Errors.js"
 import { type CreateScore, ScoreCreated, type ScoreListQuery } from "../../schema/Score.js"
 import { newId } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
 import { Usage } from "../usage/Usage.js"
 import { Outbox } from "../webhooks/Outbox.js"
+import { assembleSummary, hasSpread, innerEdges, SUMMARY_CATEGORIES_MAX, SUMMARY_NAMES_MAX } from "./ScoreSummary.js"
+import { ScoreSummaryRepo } from "./ScoreSummaryRepo.js"
 import { ScoresRepo } from "./ScoresRepo.js"
 
 /** The value a score stores, by data type (docs/decisions.md "Scores"), or the problem with it. */
@@ -29,9 +32,10 @@ const storedValue = (input: CreateScore): { value: number | null } | { problem: 
 }
 
 export class Scores extends Effect.Service<Scores>()("svc/Scores", {
-  dependencies: [ScoresRepo.Default, Outbox.Default, Usage.Default],
+  dependencies: [ScoresRepo.Default, ScoreSummaryRepo.Default, Outbox.Default, Usage.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ScoresRepo
+    const summaries = yield* ScoreSummaryRepo
     const outbox = yield* Outbox
     const usage = yield* Usage
 
@@ -104,13 +108,38 @@ export class Scores extends Effect.Service<Scores>()("svc/Scores", {
         name: query.name,
         threadId: query.thread_id,
         messageId: query.message_id,
-        runId: query.run_id
+        runId: query.run_id,
+        dataType: query.data_type,
+        source: query.source
       })
+    })
+
+    /**
+     * Per name and data type (at most 50, most scored first), with the list's name, data_type and
+     * source filters: how many scores; categorical: the 20 most frequent values; numeric: a histogram
+     * of 10 buckets of equal width between min and max; boolean: how many are true and false.
+     */
+    const summary = fn("Scores.summary")(function* (projectId: string, query: ScoreSummaryQuery) {
+      const filters = { name: query.name, dataType: query.data_type, source: query.source }
+      const names = yield* summaries.names(projectId, filters, SUMMARY_NAMES_MAX)
+      const categorical = names.filter((row) => row.data_type === "categorical").map((row) => row.name)
+      const spread = names.filter(hasSpread).map((row) => ({ name: row.name, thresholds: innerEdges(row) }))
+      const [categories, buckets] = yield* Effect.all(
+        [
+          categorical.length === 0
+            ? Effect.succeed([])
+            : summaries.categories(projectId, filters, categorical, SUMMARY_CATEGORIES_MAX),
+          spread.length === 0 ? Effect.succeed([]) : summaries.histograms(projectId, filters, spread)
+        ],
+        { concurrency: "unbounded" }
+      )
+      return assembleSummary(names, categories, buckets)
     })
 
     return {
       create,
       list,
+      summary,
       /** A score another feature derived (an evaluator's label), written as given; RowNotFound when its target is gone. */
       insertDerived: repo.insert
     } as const

@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { Score } from "../../schema/Score.js"
+import { Score, type ScoreSource as ScoreSourceSchema } from "../../schema/Score.js"
 import { RowNotFound } from "../platform/db/RowNotFound.js"
 import { isReferenceGone } from "../platform/db/SqlErrors.js"
 import type { TenantScope } from "../platform/db/TenantScope.js"
@@ -36,12 +36,26 @@ export interface ScoreFilters {
   readonly threadId: string | undefined
   readonly messageId: string | undefined
   readonly runId: string | undefined
+  readonly dataType: string | undefined
+  readonly source: ScoreSource | undefined
 }
 
 const COLUMNS =
   "id, name, data_type, value, string_value, comment, thread_id, message_id, run_id, workspace_id, user_id, created_at"
 
 type ScoreRow = ConstructorParameters<typeof Score>[0]
+
+/** Where a score came from: an evaluator when an evaluation names it, else the API. */
+export type ScoreSource = typeof ScoreSourceSchema.Type
+
+/**
+ * The condition that the score `s` came from `source`: an evaluator's score is the one an
+ * `evaluations` row names by score_id.
+ */
+export const sourceCondition = (sql: SqlClient.SqlClient, source: ScoreSource) => {
+  const byEvaluator = sql`EXISTS (SELECT 1 FROM evaluations e WHERE e.project_id = s.project_id AND e.score_id = s.id)`
+  return source === "evaluator" ? byEvaluator : sql`NOT ${byEvaluator}`
+}
 
 export class ScoresRepo extends Effect.Service<ScoresRepo>()("svc/ScoresRepo", {
   effect: Effect.gen(function* () {
@@ -77,14 +91,16 @@ export class ScoresRepo extends Effect.Service<ScoresRepo>()("svc/ScoresRepo", {
 
     /** A project's scores, newest first. */
     const list = (projectId: string, filters: ScoreFilters) => {
-      const conditions = [sql`project_id = ${projectId}`]
-      if (filters.after !== undefined) conditions.push(sql`id < ${filters.after}`)
-      if (filters.name !== undefined) conditions.push(sql`name = ${filters.name}`)
-      if (filters.threadId !== undefined) conditions.push(sql`thread_id = ${filters.threadId}`)
-      if (filters.messageId !== undefined) conditions.push(sql`message_id = ${filters.messageId}`)
-      if (filters.runId !== undefined) conditions.push(sql`run_id = ${filters.runId}`)
-      return sql<ScoreRow>`SELECT ${cols} FROM scores WHERE ${sql.and(conditions)}
-        ORDER BY id DESC LIMIT ${filters.limit}`.pipe(
+      const conditions = [sql`s.project_id = ${projectId}`]
+      if (filters.after !== undefined) conditions.push(sql`s.id < ${filters.after}`)
+      if (filters.name !== undefined) conditions.push(sql`s.name = ${filters.name}`)
+      if (filters.threadId !== undefined) conditions.push(sql`s.thread_id = ${filters.threadId}`)
+      if (filters.messageId !== undefined) conditions.push(sql`s.message_id = ${filters.messageId}`)
+      if (filters.runId !== undefined) conditions.push(sql`s.run_id = ${filters.runId}`)
+      if (filters.dataType !== undefined) conditions.push(sql`s.data_type = ${filters.dataType}`)
+      if (filters.source !== undefined) conditions.push(sourceCondition(sql, filters.source))
+      return sql<ScoreRow>`SELECT ${cols} FROM scores s WHERE ${sql.and(conditions)}
+        ORDER BY s.id DESC LIMIT ${filters.limit}`.pipe(
         Effect.map((rows) => rows.map((row) => Score.make(row, { disableValidation: true })))
       )
     }

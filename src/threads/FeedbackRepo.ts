@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import type { MessageFeedback } from "../../schema/Dashboard.js"
 import { RowNotFound } from "../platform/db/RowNotFound.js"
 import { isReferenceGone } from "../platform/db/SqlErrors.js"
 import { fn } from "../platform/telemetry/Traced.js"
@@ -38,6 +39,22 @@ export class FeedbackRepo extends Effect.Service<FeedbackRepo>()("svc/FeedbackRe
         Effect.catchIf(isReferenceGone, () => Effect.fail(new RowNotFound({ what: "message" })))
       )
 
-    return { upsert: fn("FeedbackRepo.upsert")(upsert, Effect.catchTag("SqlError", Effect.die)) } as const
+    /**
+     * The feedback on every message of the thread, oldest first, at most `limit`. Found through the
+     * thread's messages (index (project_id, thread_id, id)), then each message's feedback (the unique
+     * index (project_id, message_id, user_id)).
+     */
+    const ofThread = (projectId: string, threadId: string, limit: number) =>
+      sql<typeof MessageFeedback.Type>`SELECT f.message_id, f.user_id, f.type, f.comment, f.created_at
+        FROM message_feedback f
+        WHERE f.project_id = ${projectId}
+          AND f.message_id IN (SELECT m.id FROM messages m WHERE m.project_id = ${projectId} AND m.thread_id = ${threadId})
+        ORDER BY f.created_at, f.id
+        LIMIT ${limit}`
+
+    return {
+      upsert: fn("FeedbackRepo.upsert")(upsert, Effect.catchTag("SqlError", Effect.die)),
+      ofThread: fn("FeedbackRepo.ofThread")(ofThread, Effect.orDie)
+    } as const
   })
 }) {}

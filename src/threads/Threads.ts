@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { CallerShape } from "../../schema/Api/Security.js"
+import type { DashboardThreadQuery } from "../../schema/Dashboard.js"
 import { invalid, notFound } from "../../schema/Errors.js"
 import type { CreateThread, ThreadListQuery, UpdateThread } from "../../schema/Thread.js"
 import { orNotFound, rowNotFoundAs404 } from "../platform/Found.js"
@@ -8,12 +9,25 @@ import { newId } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
 import { Usage } from "../usage/Usage.js"
 import { Outbox } from "../webhooks/Outbox.js"
+import { DashboardThreadsRepo } from "./DashboardThreadsRepo.js"
+import { FeedbackRepo } from "./FeedbackRepo.js"
 import { type ThreadPosition, ThreadsRepo } from "./ThreadsRepo.js"
 
+/** The most feedback the dashboard's thread detail answers. */
+const DASHBOARD_FEEDBACK_MAX = 1000
+
 export class Threads extends Effect.Service<Threads>()("svc/Threads", {
-  dependencies: [ThreadsRepo.Default, Usage.Default, Outbox.Default],
+  dependencies: [
+    ThreadsRepo.Default,
+    DashboardThreadsRepo.Default,
+    FeedbackRepo.Default,
+    Usage.Default,
+    Outbox.Default
+  ],
   effect: Effect.gen(function* () {
     const repo = yield* ThreadsRepo
+    const dashboard = yield* DashboardThreadsRepo
+    const feedback = yield* FeedbackRepo
     const usage = yield* Usage
     const outbox = yield* Outbox
 
@@ -108,6 +122,30 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
       return yield* Effect.flatMap(repo.getJsonInProject(projectId, threadId), orNotFound("thread"))
     })
 
+    /**
+     * The dashboard's thread table: listProject's order and paging, filtered by user, workspace, archive
+     * flag and last message time, each thread with its user and message count.
+     */
+    const listDashboard = fn("Threads.listDashboard")(function* (projectId: string, query: DashboardThreadQuery) {
+      const after =
+        query.after === undefined ? undefined : yield* cursor(repo.positionInProject(projectId, query.after), "project")
+      return yield* dashboard.list(projectId, {
+        limit: query.limit,
+        after,
+        isArchived: query.is_archived,
+        userId: query.user_id,
+        workspaceId: query.workspace_id,
+        from: query.from,
+        to: query.to
+      })
+    })
+
+    /** A thread of any workspace of the project as the dashboard shows it, with its messages' feedback; else 404. */
+    const getDashboard = fn("Threads.getDashboard")(function* (projectId: string, threadId: string) {
+      const thread = yield* Effect.flatMap(dashboard.get(projectId, threadId), orNotFound("thread"))
+      return { thread, feedback: yield* feedback.ofThread(projectId, threadId, DASHBOARD_FEEDBACK_MAX) }
+    })
+
     return {
       /** The thread of the caller's workspace, or 404 (titles read its title). */
       get: (caller: CallerShape, threadId: string) => Effect.flatMap(repo.get(caller, threadId), orNotFound("thread")),
@@ -125,7 +163,9 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
       remove,
       requireVisible,
       listProject,
-      requireInProject
+      requireInProject,
+      listDashboard,
+      getDashboard
     } as const
   })
 }) {}

@@ -4,6 +4,7 @@
  * PostgreSQL, each suite in a database of its own.
  */
 
+import * as path from "node:path"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Cause from "effect/Cause"
@@ -19,6 +20,7 @@ import * as Scope from "effect/Scope"
 import pg from "pg"
 import { afterAll, beforeAll, vi } from "vitest"
 import { gatewayLayer } from "../../app/Gateway.js"
+import { DashboardDir } from "../../protocols/dashboard/Assets.js"
 import { environment } from "../../src/platform/Config.js"
 import * as Database from "../../src/platform/db/Database.js"
 import { LoggingLive } from "../../src/platform/telemetry/Logging.js"
@@ -165,6 +167,8 @@ export const startGateway = async (
   // Read as the gateway reads its environment (an empty setting is unset).
   const config = environment(settings)
   const layer = gatewayLayer(Database.layerFor(store, 5)).pipe(
+    // The page the global setup built (dist/dashboard), as `npm start` serves it.
+    Layer.provide(Layer.succeed(DashboardDir, path.resolve(import.meta.dirname, "..", "..", "dist", "dashboard"))),
     Layer.provide(options.logging ? LoggingLive : Layer.empty),
     Layer.provide(options.errors === undefined ? Layer.empty : errorsInto(options.errors)),
     Layer.provide(

@@ -27,6 +27,8 @@ import alertRules from "./migrations/0022_alert_rules.js"
 import usageScores from "./migrations/0023_usage_scores.js"
 import erasureByObject from "./migrations/0024_erasure_by_object.js"
 import spanResources from "./migrations/0025_span_resources.js"
+import dashboardSessions from "./migrations/0026_dashboard_sessions.js"
+import scoreSource from "./migrations/0027_score_source.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -54,7 +56,9 @@ const loader = Migrator.fromRecord({
   "0022_alert_rules": alertRules,
   "0023_usage_scores": usageScores,
   "0024_erasure_by_object": erasureByObject,
-  "0025_span_resources": spanResources
+  "0025_span_resources": spanResources,
+  "0026_dashboard_sessions": dashboardSessions,
+  "0027_score_source": scoreSource
 })
 
 const TABLE = "effect_sql_migrations"

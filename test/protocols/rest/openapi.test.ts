@@ -66,7 +66,17 @@ describe.each(stores)("OpenAPI document ($name)", (storeUnderTest) => {
     const token = await asUser(gateway.current, project.api_key, "user_42", "workspace_7")("POST", "/auth/tokens")
     expect(token.status, token.text).toBe(200)
     credentials = { apiKey: project.api_key, frontendJwt: token.body.token as string, adminToken: ADMIN_TOKEN }
+    const signIn = await call(gateway.current.baseUrl, "POST", "/v1/dashboard/session", {
+      body: { token: ADMIN_TOKEN },
+      headers: sameSite()
+    })
+    expect(signIn.status, signIn.text).toBe(204)
+    sessionCookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0] ?? ""
   })
+
+  /** What the dashboard's page sends on a changing call (docs/dashboard.md "Sign-in and session"). */
+  const sameSite = () => ({ origin: gateway.current.baseUrl, "x-svc-dashboard": "1" })
+  let sessionCookie = ""
 
   /**
    * The request a reader of the document would send: path, query and header
@@ -95,7 +105,12 @@ describe.each(stores)("OpenAPI document ($name)", (storeUnderTest) => {
       if (parameter.name.toLowerCase() !== options.omitHeader) headers[parameter.name] = String(parameter.example)
     }
     const scheme = schemeOf(op)
-    if (scheme !== undefined) headers.authorization = `Bearer ${credentials[scheme]}`
+    const signIn = listed.method === "POST" && listed.path === "/v1/dashboard/session"
+    if (scheme === "dashboardSession" || signIn) Object.assign(headers, sameSite())
+    if (scheme === "dashboardSession") headers.cookie = sessionCookie
+    else if (scheme !== undefined) headers.authorization = `Bearer ${credentials[scheme]}`
+    // The sign-in's example token is a placeholder: a reader signs in with their own.
+    if (signIn) return { path, headers, body: { token: ADMIN_TOKEN } }
     const media = op.requestBody?.content["application/json"]
     const search = query.size > 0 ? `?${query}` : ""
     return { path: `${path}${search}`, headers, ...(media === undefined ? {} : { body: media.example }) }
@@ -128,19 +143,23 @@ describe.each(stores)("OpenAPI document ($name)", (storeUnderTest) => {
     }
   })
 
-  it("has three named security schemes, and each operation the one the gateway takes", () => {
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["adminToken", "apiKey", "frontendJwt"])
-    for (const scheme of Object.values(doc.components.securitySchemes)) {
+  it("has four named security schemes, and each operation the one the gateway takes", () => {
+    const { dashboardSession, ...bearers } = doc.components.securitySchemes
+    expect(Object.keys(bearers).sort()).toEqual(["adminToken", "apiKey", "frontendJwt"])
+    for (const scheme of Object.values(bearers)) {
       expect(scheme).toMatchObject({ type: "http", scheme: "bearer" })
     }
+    expect(dashboardSession).toMatchObject({ type: "apiKey", in: "cookie", name: "svc_session" })
     for (const { path, method, op } of operations(doc)) {
       const expected = path.startsWith("/v1/admin/")
         ? "adminToken"
-        : path.includes("/auth/tokens/")
+        : path.includes("/auth/tokens/") || (path === "/v1/dashboard/session" && method === "POST")
           ? undefined
-          : isFrontend(path)
-            ? "frontendJwt"
-            : "apiKey"
+          : path.startsWith("/v1/dashboard/")
+            ? "dashboardSession"
+            : isFrontend(path)
+              ? "frontendJwt"
+              : "apiKey"
       expect(schemeOf(op), `${method} ${path}`).toBe(expected)
     }
   })

@@ -49,7 +49,9 @@ const MIGRATIONS = [
   "alert_rules",
   "usage_scores",
   "erasure_by_object",
-  "span_resources"
+  "span_resources",
+  "dashboard_sessions",
+  "score_source"
 ]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>
