@@ -24,6 +24,8 @@ COPY schema ./schema
 COPY src ./src
 COPY protocols ./protocols
 COPY app ./app
+COPY tsconfig.dashboard.json ./
+COPY dashboard ./dashboard
 RUN node scripts/build.mjs
 
 FROM ${NODE_IMAGE} AS dependencies

@@ -1,5 +1,6 @@
 // The build: app/main.ts (the gateway) and app/cli.ts (svc) bundled by esbuild
-// into dist/, with the packages left as imports of node_modules. `npm run
+// into dist/, with the packages left as imports of node_modules, and the
+// dashboard's page (dashboard/, scripts/build-dashboard.mjs) into dist/dashboard. `npm run
 // build` runs it; bin/gateway.mjs and bin/svc.mjs run it first when dist/ is
 // missing or older than the sources (so `npm install && npm start` stays two
 // commands), and never where the sources are absent (the container image).
@@ -9,14 +10,15 @@ import * as path from "node:path"
 
 export const root = path.resolve(import.meta.dirname, "..")
 export const dist = path.join(root, "dist")
-const SOURCE_DIRS = ["schema", "src", "protocols", "app"]
+const SOURCE_DIRS = ["schema", "src", "protocols", "app", "dashboard"]
+const SOURCE_TYPES = [".ts", ".tsx", ".css", ".svg", ".html"]
 const INFO = path.join(dist, "build-info.json")
 
 const sourceFiles = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name)
     if (entry.isDirectory()) return sourceFiles(full)
-    return entry.name.endsWith(".ts") ? [full] : []
+    return SOURCE_TYPES.some((type) => entry.name.endsWith(type)) ? [full] : []
   })
 
 /** A hash of every source file's path and content (about 10 ms): a moved, deleted or edited file changes it. */
@@ -70,6 +72,8 @@ export const build = async () => {
     chunkNames: "chunks/[name]-[hash]",
     logLevel: "warning"
   })
+  const { buildDashboard } = await import("./build-dashboard.mjs")
+  await buildDashboard({ root, outdir: path.join(dist, "dashboard") })
   writeFileSync(INFO, `${JSON.stringify({ sources, built_at: new Date().toISOString() })}\n`)
 }
 

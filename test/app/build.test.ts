@@ -13,7 +13,16 @@ import { root } from "../support/process.js"
 const copy = fs.mkdtempSync(path.join(os.tmpdir(), "svc-build-"))
 afterAll(() => fs.rmSync(copy, { recursive: true, force: true }))
 
-for (const entry of ["schema", "src", "protocols", "app", "scripts", "package.json"]) {
+for (const entry of [
+  "schema",
+  "src",
+  "protocols",
+  "app",
+  "dashboard",
+  "scripts",
+  "package.json",
+  "tsconfig.dashboard.json"
+]) {
   fs.cpSync(path.join(root, entry), path.join(copy, entry), { recursive: true })
 }
 fs.symlinkSync(path.join(root, "node_modules"), path.join(copy, "node_modules"))
@@ -38,12 +47,19 @@ describe("the build before npm start", () => {
     expect(stale()).toBe(true)
     ensureBuilt()
     expect(fs.existsSync(path.join(copy, "dist", "main.js"))).toBe(true)
+    expect(fs.existsSync(path.join(copy, "dist", "dashboard", "index.html"))).toBe(true)
     expect(stale()).toBe(false)
     const built = fs.statSync(path.join(copy, "dist", "main.js")).mtimeMs
     ensureBuilt()
     expect(fs.statSync(path.join(copy, "dist", "main.js")).mtimeMs).toBe(built)
 
-    fs.appendFileSync(path.join(copy, "src", "Config.ts"), "\n// an edit\n")
+    fs.appendFileSync(path.join(copy, "src", "platform", "Config.ts"), "\n// an edit\n")
+    expect(stale()).toBe(true)
+    ensureBuilt()
+    expect(stale()).toBe(false)
+
+    // The page's sources count too.
+    fs.appendFileSync(path.join(copy, "dashboard", "format.ts"), "\n// an edit\n")
     expect(stale()).toBe(true)
     ensureBuilt()
     expect(stale()).toBe(false)

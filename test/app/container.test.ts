@@ -155,6 +155,10 @@ describe("the image's runtime stage", () => {
       expect(url.hostname).toBe("0.0.0.0")
       const port = url.port
       expect((await call(`http://127.0.0.1:${port}`, "GET", "/readyz")).status).toBe(200)
+      // The dashboard's page is in the image too (dist/dashboard).
+      const page = await call(`http://127.0.0.1:${port}`, "GET", "/dashboard/")
+      expect(page.status).toBe(200)
+      expect(page.text).toContain('<script type="module"')
       // The HEALTHCHECK's own command, as Docker would run it inside the container.
       const healthcheck = stage("runtime").find((line) => line.startsWith("HEALTHCHECK")) ?? ""
       const command = JSON.parse(healthcheck.slice(healthcheck.indexOf("CMD ") + 4)) as Array<string>

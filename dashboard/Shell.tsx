@@ -1,0 +1,126 @@
+/** Signed in: the header (project, navigation, sign out) and the view the URL names. */
+import { useEffect, useState } from "preact/hooks"
+import type { SessionInfo } from "../schema/Dashboard.js"
+import { client, run } from "./api.js"
+import { BASE, href, interceptClicks, navigate, SECTIONS, type Section, useLocation, type ViewProps } from "./router.js"
+import { Empty, useTitle } from "./ui.js"
+import { Overview } from "./views/Overview.js"
+import { RunDetail } from "./views/RunDetail.js"
+import { Runs } from "./views/Runs.js"
+import { Scores } from "./views/Scores.js"
+import { ThreadDetail } from "./views/ThreadDetail.js"
+import { Threads } from "./views/Threads.js"
+import { TraceDetail } from "./views/TraceDetail.js"
+import { Traces } from "./views/Traces.js"
+
+const View = (props: ViewProps & { readonly section: Section; readonly itemId: string | undefined }) => {
+  const { section, itemId } = props
+  if (section === "overview") return <Overview {...props} />
+  if (section === "threads") return itemId ? <ThreadDetail {...props} threadId={itemId} /> : <Threads {...props} />
+  if (section === "runs") return itemId ? <RunDetail {...props} runId={itemId} /> : <Runs {...props} />
+  if (section === "traces") return itemId ? <TraceDetail {...props} traceId={itemId} /> : <Traces {...props} />
+  return <Scores {...props} />
+}
+
+const NotFound = ({ what }: { readonly what: string }) => {
+  useTitle("Not found")
+  return (
+    <>
+      <h1>Not found</h1>
+      <Empty>
+        {what} <a href={`${BASE}/`}>Go to the first project</a>.
+      </Empty>
+    </>
+  )
+}
+
+export const Shell = (props: { readonly info: SessionInfo; readonly onSignedOut: () => void }) => {
+  const { route, query } = useLocation()
+  const { projects } = props.info
+  const [signingOut, setSigningOut] = useState(false)
+  const first = projects[0]
+
+  useEffect(() => {
+    document.addEventListener("click", interceptClicks)
+    return () => document.removeEventListener("click", interceptClicks)
+  }, [])
+  useEffect(() => {
+    if (route.kind === "home" && first) navigate(href(first.id, "overview"), { replace: true })
+  }, [route.kind, first])
+
+  const signOut = async () => {
+    setSigningOut(true)
+    try {
+      await run(client.dashboard.signOut())
+    } catch {
+      // Signed out either way: a lost session is what we wanted.
+    }
+    navigate(`${BASE}/`, { replace: true })
+    props.onSignedOut()
+  }
+
+  const projectId = route.kind === "project" ? route.projectId : first?.id
+  const project = projects.find((candidate) => candidate.id === projectId)
+  const section = route.kind === "project" ? route.section : "overview"
+
+  return (
+    <div class="app">
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <div class="brand">svc dashboard</div>
+        {props.info.kind === "admin" ? (
+          <label class="inline project">
+            Project
+            <select value={project?.id ?? ""} onChange={(event) => navigate(href(event.currentTarget.value, section))}>
+              {project ? null : <option value="">Choose a project</option>}
+              {projects.map((each) => (
+                <option key={each.id} value={each.id}>
+                  {each.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : (
+          <p class="project">
+            <span class="muted">Project</span> {project?.name ?? first?.name ?? "—"}
+          </p>
+        )}
+        <button type="button" class="quiet sign-out" onClick={signOut} disabled={signingOut}>
+          Sign out
+        </button>
+        {project ? (
+          <nav class="sections" aria-label="Sections">
+            <ul>
+              {SECTIONS.map((each) => (
+                <li key={each.id}>
+                  <a href={href(project.id, each.id)} aria-current={each.id === section ? "page" : undefined}>
+                    {each.label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        ) : null}
+      </header>
+      <main id="main" tabIndex={-1}>
+        {projects.length === 0 ? (
+          <Empty>This session has no projects to show.</Empty>
+        ) : route.kind === "notFound" ? (
+          <NotFound what="There is no page at this address." />
+        ) : route.kind === "home" ? null : !project ? (
+          <NotFound what="This project does not exist or this session may not open it." />
+        ) : (
+          <View
+            key={`${route.projectId}/${route.section}/${route.itemId ?? ""}`}
+            projectId={route.projectId}
+            section={route.section}
+            itemId={route.itemId}
+            query={query}
+          />
+        )}
+      </main>
+    </div>
+  )
+}

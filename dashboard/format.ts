@@ -1,0 +1,67 @@
+/** How values read: times in the browser's zone, counts grouped, money in dollars, durations in units. */
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" })
+const count = new Intl.NumberFormat()
+
+export const formatTime = (at: Date): string => (Number.isNaN(at.getTime()) ? "—" : dateTime.format(at))
+
+export const isoTime = (at: Date): string => (Number.isNaN(at.getTime()) ? "" : at.toISOString())
+
+export const formatCount = (n: number | null | undefined): string => (n == null ? "—" : count.format(n))
+
+export const formatCost = (usd: number | null | undefined): string => {
+  if (usd == null) return "—"
+  if (usd === 0) return "$0"
+  const digits = usd >= 100 ? 2 : usd >= 1 ? 3 : 5
+  return `$${usd.toLocaleString(undefined, { maximumFractionDigits: digits })}`
+}
+
+export const formatDuration = (ms: number | null | undefined): string => {
+  if (ms == null) return "—"
+  if (ms === 0) return "0 ms"
+  if (ms < 1) return `${ms.toFixed(2)} ms`
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`
+  const minutes = Math.floor(ms / 60_000)
+  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`
+}
+
+/** Any JSON value readably: strings as they are, the rest indented. */
+export const pretty = (value: unknown): string => {
+  if (typeof value === "string") return value
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+/** A string that holds JSON, indented; any other string as it is. */
+export const prettyText = (value: unknown): string => {
+  if (typeof value === "string" && /^\s*[[{]/.test(value)) {
+    try {
+      return JSON.stringify(JSON.parse(value), null, 2)
+    } catch {
+      return value
+    }
+  }
+  return pretty(value)
+}
+
+/** A date input's YYYY-MM-DD as the start of that day in the browser's zone. */
+export const dayStart = (day: string): Date | undefined => {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day)
+  if (!match) return undefined
+  const at = new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]))
+  return Number.isNaN(at.getTime()) ? undefined : at
+}
+
+/** The start of the day after (an exclusive end for "to this day"). */
+export const dayEnd = (day: string): Date | undefined => {
+  const start = dayStart(day)
+  return start && new Date(start.getFullYear(), start.getMonth(), start.getDate() + 1)
+}
+
+/** A UTC calendar day `daysBack` days before today. */
+export const utcDay = (daysBack: number): string =>
+  new Date(Date.now() - daysBack * 86_400_000).toISOString().slice(0, 10)

@@ -1,0 +1,146 @@
+/**
+ * A small router on the History API: the path names the view, the query
+ * holds its filters and open items, so every view is linkable and reloadable.
+ */
+import { useEffect, useState } from "preact/hooks"
+
+export const BASE = "/dashboard"
+
+export type Section = "overview" | "threads" | "runs" | "traces" | "scores"
+export const SECTIONS: ReadonlyArray<{ readonly id: Section; readonly label: string }> = [
+  { id: "overview", label: "Overview" },
+  { id: "threads", label: "Threads" },
+  { id: "runs", label: "Runs" },
+  { id: "traces", label: "Traces" },
+  { id: "scores", label: "Scores" }
+]
+
+export type Route =
+  | { readonly kind: "home" }
+  | { readonly kind: "notFound" }
+  | {
+      readonly kind: "project"
+      readonly projectId: string
+      readonly section: Section
+      /** The open thread, run or trace. */
+      readonly itemId: string | undefined
+    }
+
+/** What every view is given: its project and the URL's query (filters, paging, open items). */
+export interface ViewProps {
+  readonly projectId: string
+  readonly query: URLSearchParams
+}
+
+export interface Location {
+  readonly route: Route
+  readonly query: URLSearchParams
+}
+
+const isSection = (value: string | undefined): value is Section =>
+  value === "overview" || value === "threads" || value === "runs" || value === "traces" || value === "scores"
+
+const decode = (segment: string): string | undefined => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return undefined
+  }
+}
+
+export const parseRoute = (pathname: string): Route => {
+  if (pathname === BASE || pathname === `${BASE}/`) return { kind: "home" }
+  if (!pathname.startsWith(`${BASE}/`)) return { kind: "notFound" }
+  const segments = pathname
+    .slice(BASE.length + 1)
+    .replace(/\/$/, "")
+    .split("/")
+    .map(decode)
+  const [projects, projectId, section, itemId, ...rest] = segments
+  if (projects !== "projects" || !projectId || !isSection(section) || rest.length > 0) return { kind: "notFound" }
+  if (itemId !== undefined && (itemId === "" || section === "overview" || section === "scores")) {
+    return { kind: "notFound" }
+  }
+  return { kind: "project", projectId, section, itemId }
+}
+
+/** A view's path; `query` drops empty values. */
+export const href = (
+  projectId: string,
+  section: Section,
+  itemId?: string,
+  query?: Record<string, string | ReadonlyArray<string> | undefined>
+): string => {
+  let path = `${BASE}/projects/${encodeURIComponent(projectId)}/${section}`
+  if (itemId !== undefined) path += `/${encodeURIComponent(itemId)}`
+  const search = new URLSearchParams()
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (typeof value === "string") {
+      if (value !== "") search.set(key, value)
+    } else if (value) for (const item of value) search.append(key, item)
+  }
+  const text = search.toString()
+  return text === "" ? path : `${path}?${text}`
+}
+
+const current = (): Location => ({
+  route: parseRoute(location.pathname),
+  query: new URLSearchParams(location.search)
+})
+
+const listeners = new Set<() => void>()
+
+export const navigate = (to: string, options: { readonly replace?: boolean } = {}): void => {
+  if (to === location.pathname + location.search) return
+  if (options.replace) history.replaceState(null, "", to)
+  else history.pushState(null, "", to)
+  for (const listener of listeners) listener()
+}
+
+/** The current path with some query values changed (undefined or "" removes one). */
+export const withQuery = (changes: Record<string, string | ReadonlyArray<string> | undefined>): string => {
+  const search = new URLSearchParams(location.search)
+  for (const [key, value] of Object.entries(changes)) {
+    search.delete(key)
+    if (typeof value === "string") {
+      if (value !== "") search.set(key, value)
+    } else if (value) for (const item of value) search.append(key, item)
+  }
+  const text = search.toString()
+  return text === "" ? location.pathname : `${location.pathname}?${text}`
+}
+
+/** The location, re-rendering on every navigation (links, back and forward). */
+export const useLocation = (): Location => {
+  const [loc, setLoc] = useState(current)
+  useEffect(() => {
+    const update = () => setLoc(current())
+    listeners.add(update)
+    addEventListener("popstate", update)
+    return () => {
+      listeners.delete(update)
+      removeEventListener("popstate", update)
+    }
+  }, [])
+  return loc
+}
+
+/**
+ * Same-document navigation for a plain left click on a link to the
+ * dashboard; modified clicks (new tab, download) stay the browser's.
+ */
+export const interceptClicks = (event: MouseEvent): void => {
+  if (event.defaultPrevented || event.button !== 0) return
+  if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+  const target = event.target instanceof Element ? event.target.closest("a") : null
+  if (target?.target !== "" || target.hasAttribute("download")) return
+  const url = new URL(target.href, location.href)
+  if (url.origin !== location.origin || !url.pathname.startsWith(`${BASE}/`)) return
+  event.preventDefault()
+  const newView = url.pathname !== location.pathname
+  navigate(url.pathname + url.search)
+  if (newView) {
+    scrollTo(0, 0)
+    document.getElementById("main")?.focus({ preventScroll: true })
+  }
+}

@@ -1,0 +1,117 @@
+/** The threads a search matched, each with its snippet, the matched terms marked. */
+import type { ComponentChildren } from "preact"
+import { client, run } from "../api.js"
+import { dayEnd, dayStart } from "../format.js"
+import { useLoad } from "../load.js"
+import { Pager, readPaging } from "../paging.js"
+import { href, type ViewProps } from "../router.js"
+import { Badge, Empty, Show, TableWrap, Time } from "../ui.js"
+
+const archived = (query: URLSearchParams): boolean | undefined => {
+  const value = query.get("is_archived")
+  return value === "true" ? true : value === "false" ? false : undefined
+}
+
+/** The filters search and the list share: archived and the last message's day range. */
+export const sharedFilters = (query: URLSearchParams) => {
+  const from = dayStart(query.get("from") ?? "")
+  const to = dayEnd(query.get("to") ?? "")
+  const isArchived = archived(query)
+  return {
+    ...(isArchived === undefined ? {} : { is_archived: isArchived }),
+    ...(from ? { from } : {}),
+    ...(to ? { to } : {})
+  }
+}
+
+/**
+ * The snippet's text with each highlight ([start, end) in UTF-16 code units)
+ * as a <mark>: text nodes only, never markup made of the text.
+ */
+export const Highlighted = (props: {
+  readonly text: string
+  readonly highlights: ReadonlyArray<readonly [number, number]>
+}) => {
+  const { text } = props
+  const ranges = [...props.highlights]
+    .map(([start, end]) => [Math.max(0, start), Math.min(text.length, end)] as const)
+    .filter(([start, end]) => end > start)
+    .sort((a, b) => a[0] - b[0])
+  const pieces: Array<ComponentChildren> = []
+  let at = 0
+  for (const [start, end] of ranges) {
+    if (end <= at) continue
+    const from = Math.max(start, at)
+    if (from > at) pieces.push(text.slice(at, from))
+    pieces.push(<mark key={from}>{text.slice(from, end)}</mark>)
+    at = end
+  }
+  if (at < text.length) pieces.push(text.slice(at))
+  return <>{pieces}</>
+}
+
+export const SearchResults = ({ projectId, query, q }: ViewProps & { readonly q: string }) => {
+  const paging = readPaging(query)
+  const offset = Number(paging.after ?? "0")
+  const urlParams = {
+    q,
+    limit: paging.limit,
+    offset: Number.isSafeInteger(offset) && offset > 0 ? offset : 0,
+    ...sharedFilters(query)
+  }
+  const loaded = useLoad(`${projectId}?${query}`, (signal) =>
+    run(client.dashboard.search({ path: { project_id: projectId }, urlParams }), { signal })
+  )
+  const ignored = query.get("user_id") || query.get("workspace_id")
+  return (
+    <section aria-labelledby="matches-heading">
+      <h2 id="matches-heading">Threads matching “{q}”</h2>
+      {ignored ? <p class="hint">The user and workspace filters do not narrow a text search.</p> : null}
+      <Show loaded={loaded} what="the matching threads">
+        {({ results, next_offset }) => (
+          <>
+            {results.length === 0 ? (
+              <Empty>No thread matches “{q}”.</Empty>
+            ) : (
+              <TableWrap label="Matching threads">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Thread</th>
+                      <th scope="col">Match</th>
+                      <th scope="col">Last message</th>
+                      <th scope="col">Archived</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {results.map((hit) => (
+                      <tr key={hit.thread.id}>
+                        <td>
+                          <a href={href(projectId, "threads", hit.thread.id, { message: hit.message_id ?? undefined })}>
+                            {hit.thread.title || "Untitled thread"}
+                          </a>
+                        </td>
+                        <td class="snippet">
+                          <Highlighted text={hit.snippet.text} highlights={hit.snippet.highlights} />
+                        </td>
+                        <td>
+                          <Time at={hit.thread.last_message_at} />
+                        </td>
+                        <td>{hit.thread.is_archived ? <Badge>Archived</Badge> : "No"}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableWrap>
+            )}
+            <Pager
+              paging={paging}
+              label="Matching threads"
+              next={next_offset === null ? undefined : String(next_offset)}
+            />
+          </>
+        )}
+      </Show>
+    </section>
+  )
+}

@@ -1,0 +1,155 @@
+/**
+ * One trace as a waterfall: a row per span on the trace's time axis, nested
+ * by parent; the selected span (`?span=`) opens under its row.
+ */
+import { useEffect, useMemo } from "preact/hooks"
+import { client, run } from "../api.js"
+import { formatCount, formatDuration } from "../format.js"
+import { useLoad } from "../load.js"
+import { href, navigate, type ViewProps, withQuery } from "../router.js"
+import { Badge, Empty, Facts, Show, Time, useTitle } from "../ui.js"
+import { SpanDetail } from "./SpanDetail.js"
+import { TraceRuns } from "./TraceRuns.js"
+import { type Row, waterfall } from "./waterfall.js"
+
+/** Deeper spans stop indenting here, so the names keep room. */
+const INDENT_MAX = 16
+
+const rowLabel = (row: Row): string => {
+  const parts = [row.span.name]
+  if (row.genAi) {
+    parts.push(row.genAi.model ?? "model call")
+    if (row.genAi.inputTokens !== undefined || row.genAi.outputTokens !== undefined) {
+      parts.push(
+        `${formatCount(row.genAi.inputTokens ?? 0)} in / ${formatCount(row.genAi.outputTokens ?? 0)} out tokens`
+      )
+    }
+  }
+  return parts.join(" · ")
+}
+
+const SpanRow = (props: {
+  readonly row: Row
+  readonly selected: boolean
+  readonly onSelect: (spanId: string | undefined) => void
+}) => {
+  const { row, selected } = props
+  const { span } = row
+  const failed = span.status_code === "error"
+  return (
+    <li class={`span-row${selected ? " selected" : ""}${failed ? " failed" : ""}`}>
+      <button
+        type="button"
+        class="span-button"
+        id={`span-${span.span_id}`}
+        aria-expanded={selected}
+        onClick={() => props.onSelect(selected ? undefined : span.span_id)}
+      >
+        <span class="span-name" style={{ paddingLeft: `${Math.min(row.depth, INDENT_MAX) * 0.75}rem` }}>
+          <span class="text">{span.name}</span>
+          {row.genAi ? <span class="badge ai">{row.genAi.model ?? span.convention ?? "GenAI"}</span> : null}
+          {row.genAi && (row.genAi.inputTokens !== undefined || row.genAi.outputTokens !== undefined) ? (
+            <span class="tokens" aria-hidden="true">
+              {formatCount(row.genAi.inputTokens ?? 0)}→{formatCount(row.genAi.outputTokens ?? 0)} tok
+            </span>
+          ) : null}
+          {failed ? <span class="badge bad">error</span> : null}
+        </span>
+        <span class="track" aria-hidden="true">
+          <span class="bar" style={{ left: `${row.left}%`, width: `max(2px, ${row.width}%)` }} />
+        </span>
+        <span class="span-time">
+          <span class="sr-only">{rowLabel(row)}, </span>
+          {formatDuration(span.duration_ms)}
+        </span>
+      </button>
+    </li>
+  )
+}
+
+const Axis = ({ totalMs }: { readonly totalMs: number }) => (
+  <div class="axis" aria-hidden="true">
+    <span class="span-name">Span</span>
+    <span class="track">
+      {[0, 25, 50, 75, 100].map((pct) => (
+        <span key={pct} class="tick" style={{ left: `${pct}%` }}>
+          {formatDuration((totalMs * pct) / 100)}
+        </span>
+      ))}
+    </span>
+    <span class="span-time">Duration</span>
+  </div>
+)
+
+export const TraceDetail = ({ projectId, query, traceId }: ViewProps & { readonly traceId: string }) => {
+  const loaded = useLoad(`${projectId}/${traceId}`, (signal) =>
+    run(client.dashboard.trace({ path: { project_id: projectId, trace_id: traceId } }), { signal })
+  )
+  const drawn = useMemo(() => (loaded.state === "ok" ? waterfall(loaded.value.spans) : undefined), [loaded])
+  const selected = query.get("span") ?? undefined
+  useTitle(loaded.state === "ok" ? `Trace ${loaded.value.trace.name}` : "Trace")
+  useEffect(() => {
+    // A row clicked is already in view ("nearest" leaves it); a linked one is brought into view.
+    if (drawn && selected) document.getElementById(`span-${selected}`)?.scrollIntoView({ block: "nearest" })
+  }, [drawn, selected])
+  const select = (spanId: string | undefined) => navigate(withQuery({ span: spanId }), { replace: true })
+
+  return (
+    <>
+      <p class="crumbs">
+        <a href={href(projectId, "traces")}>Traces</a> /
+      </p>
+      <h1>Trace{loaded.state === "ok" ? `: ${loaded.value.trace.name}` : ""}</h1>
+      <Show loaded={loaded} what="the trace">
+        {({ trace, runs }) => (
+          <>
+            <Facts
+              items={[
+                ["Trace id", <code key="t">{trace.trace_id}</code>],
+                ["Service", trace.service_name ?? "—"],
+                ["Start", <Time key="s" at={trace.start_time} />],
+                ["Duration", formatDuration(trace.duration_ms)],
+                ["Spans", formatCount(trace.span_count)],
+                [
+                  "Errors",
+                  trace.error_count > 0 ? (
+                    <Badge key="e" tone="bad">
+                      {formatCount(trace.error_count)}
+                    </Badge>
+                  ) : (
+                    "None"
+                  )
+                ]
+              ]}
+            />
+            <section aria-labelledby="trace-spans">
+              <h2 id="trace-spans">Spans</h2>
+              {!drawn || drawn.rows.length === 0 ? (
+                <Empty>This trace has no spans.</Empty>
+              ) : (
+                <div class="waterfall">
+                  <Axis totalMs={drawn.totalMs} />
+                  <ol class="span-list">
+                    {drawn.rows.flatMap((row) => {
+                      const isSelected = row.span.span_id === selected
+                      const item = <SpanRow key={row.span.span_id} row={row} selected={isSelected} onSelect={select} />
+                      return isSelected
+                        ? [
+                            item,
+                            <li key={`${row.span.span_id}-detail`} class="span-open">
+                              <SpanDetail projectId={projectId} row={row} />
+                            </li>
+                          ]
+                        : [item]
+                    })}
+                  </ol>
+                </div>
+              )}
+            </section>
+            <TraceRuns projectId={projectId} runs={runs} />
+          </>
+        )}
+      </Show>
+    </>
+  )
+}

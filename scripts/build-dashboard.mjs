@@ -1,0 +1,119 @@
+// The dashboard page (dashboard/): bundled by esbuild into <outdir>, served by
+// the gateway at /dashboard/. Entry and chunks carry content hashes under
+// assets/; index.html loads them by absolute path with no inline script or
+// style (the page is served with `script-src 'self'; style-src 'self'`), and
+// every text file gets .gz and .br siblings for precompressed serving.
+import { createHash } from "node:crypto"
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import * as path from "node:path"
+import { brotliCompressSync, constants, gzipSync } from "node:zlib"
+
+/** The page's sources, relative to the repository root (it also bundles what it imports from schema/). */
+export const dashboardSourcesDir = "dashboard"
+/** Where the page is served from: index.html refers to its assets under it. */
+export const DASHBOARD_BASE = "/dashboard/"
+
+const COMPRESSED = /\.(js|css|html|svg)$/
+
+const filesUnder = (dir) =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name)
+    return entry.isDirectory() ? filesUnder(full) : [full]
+  })
+
+const html = ({ script, styles, icon, preloads }) =>
+  [
+    "<!doctype html>",
+    '<html lang="en">',
+    "<head>",
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="color-scheme" content="light">',
+    "<title>svc dashboard</title>",
+    `<link rel="icon" href="${icon}" type="image/svg+xml">`,
+    ...styles.map((href) => `<link rel="stylesheet" href="${href}">`),
+    ...preloads.map((href) => `<link rel="modulepreload" href="${href}">`),
+    `<script type="module" src="${script}"></script>`,
+    "</head>",
+    "<body>",
+    '<div id="app"><noscript>The dashboard needs JavaScript.</noscript></div>',
+    "</body>",
+    "</html>",
+    ""
+  ].join("\n")
+
+/**
+ * Builds the page into `outdir` (emptied first): returns the files index.html
+ * loads at first (script, styles, static chunks, icon), paths relative to outdir.
+ */
+export async function buildDashboard({ root, outdir }) {
+  const esbuild = await import("esbuild")
+  const assets = path.join(outdir, "assets")
+  rmSync(outdir, { recursive: true, force: true })
+  mkdirSync(assets, { recursive: true })
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: { main: path.join(dashboardSourcesDir, "main.tsx") },
+    outdir: assets,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    minify: true,
+    jsx: "automatic",
+    jsxImportSource: "preact",
+    tsconfig: path.join(root, "tsconfig.dashboard.json"),
+    define: { "process.env.NODE_ENV": '"production"' },
+    entryNames: "[name]-[hash]",
+    chunkNames: "chunk-[hash]",
+    assetNames: "[name]-[hash]",
+    publicPath: `${DASHBOARD_BASE}assets/`,
+    legalComments: "none",
+    metafile: true,
+    logLevel: "warning"
+  })
+  const outputs = result.metafile.outputs
+  const url = (file) => `${DASHBOARD_BASE}${path.relative(outdir, path.resolve(root, file)).split(path.sep).join("/")}`
+  const [entryFile, entry] = Object.entries(outputs).find(([, output]) => output.entryPoint !== undefined) ?? []
+  if (!entryFile || !entry) throw new Error("the dashboard build wrote no entry point")
+  const styles = entry.cssBundle ? [url(entry.cssBundle)] : []
+  const preloads = entry.imports.filter((each) => each.kind === "import-statement").map((each) => url(each.path))
+
+  // The icon, named by its content like the rest.
+  const icon = readFileSync(path.join(root, dashboardSourcesDir, "favicon.svg"))
+  const iconName = `favicon-${createHash("sha256").update(icon).digest("hex").slice(0, 8)}.svg`
+  writeFileSync(path.join(assets, iconName), icon)
+  const iconUrl = `${DASHBOARD_BASE}assets/${iconName}`
+
+  writeFileSync(path.join(outdir, "index.html"), html({ script: url(entryFile), styles, icon: iconUrl, preloads }))
+
+  for (const file of filesUnder(outdir)) {
+    if (!COMPRESSED.test(file)) continue
+    const body = readFileSync(file)
+    writeFileSync(`${file}.gz`, gzipSync(body, { level: constants.Z_BEST_COMPRESSION }))
+    writeFileSync(
+      `${file}.br`,
+      brotliCompressSync(body, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+          [constants.BROTLI_PARAM_SIZE_HINT]: body.length
+        }
+      })
+    )
+  }
+  const toRelative = (href) => href.slice(DASHBOARD_BASE.length)
+  return { initial: ["index.html", toRelative(url(entryFile)), ...[...styles, ...preloads, iconUrl].map(toRelative)] }
+}
+
+// Run directly: node scripts/build-dashboard.mjs [outdir]
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const root = path.resolve(import.meta.dirname, "..")
+  const outdir = path.resolve(process.argv[2] ?? path.join(root, "dist", "dashboard"))
+  const { initial } = await buildDashboard({ root, outdir })
+  let gzip = 0
+  for (const file of initial) gzip += readFileSync(path.join(outdir, `${file}.gz`)).length
+  console.log(
+    `dashboard built into ${outdir}: initial load ${(gzip / 1024).toFixed(1)} KB gzip (${initial.join(", ")})`
+  )
+}
