@@ -1,7 +1,7 @@
 /** The session: checked on load, the sign-in form when there is none (or any call answers 401). */
 import { useEffect, useState } from "preact/hooks"
 import type { SessionInfo } from "../schema/Dashboard.js"
-import { type CallError, client, isCallError, onUnauthorized, run } from "./api.js"
+import { asCallError, type CallError, client, isCallError, onUnauthorized, run } from "./api.js"
 import { Shell } from "./Shell.js"
 import { SignIn } from "./SignIn.js"
 import { ErrorText, Loading } from "./ui.js"
@@ -17,10 +17,7 @@ const fetchSession = (): Promise<Session> =>
     (info): Session => ({ state: "signedIn", info }),
     (error: unknown): Session => {
       if (isCallError(error) && error.unauthorized) return { state: "signedOut", notice: undefined }
-      return {
-        state: "failed",
-        error: isCallError(error) ? error : { status: undefined, message: "Something went wrong.", unauthorized: false }
-      }
+      return { state: "failed", error: asCallError(error) }
     }
   )
 

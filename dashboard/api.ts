@@ -46,13 +46,22 @@ const WORDS: Record<number, string> = {
   503: "The gateway is unavailable for now; try again shortly."
 }
 
+/** The statuses of the gateway's error codes the dashboard's routes declare (schema/Errors.ts). */
+const STATUS_OF_CODE: Record<string, number> = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  rate_limited: 429,
+  unavailable: 503
+}
+
 /** A failure as words: the gateway's `{error, message}`, else what went wrong on the way. */
 export const describe = (error: unknown): CallError => {
   const code = field(error, "error")
   const message = field(error, "message")
   if (typeof code === "string" && typeof message === "string") {
-    const status = code === "unauthorized" ? 401 : undefined
-    return { status, message, unauthorized: code === "unauthorized" }
+    return { status: STATUS_OF_CODE[code], message, unauthorized: code === "unauthorized" }
   }
   const status = statusOf(error)
   const tag = field(error, "_tag")
@@ -101,3 +110,7 @@ export const run = async <A, E>(
 
 export const isCallError = (value: unknown): value is CallError =>
   typeof value === "object" && value !== null && "message" in value && "unauthorized" in value
+
+/** What a call threw, as a CallError. */
+export const asCallError = (error: unknown): CallError =>
+  isCallError(error) ? error : { status: undefined, message: "Something went wrong.", unauthorized: false }

@@ -20,10 +20,11 @@ export const formatDuration = (ms: number | null | undefined): string => {
   if (ms == null) return "—"
   if (ms === 0) return "0 ms"
   if (ms < 1) return `${ms.toFixed(2)} ms`
-  if (ms < 1000) return `${Math.round(ms)} ms`
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`
-  const minutes = Math.floor(ms / 60_000)
-  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`
+  if (ms < 999.5) return `${Math.round(ms)} ms`
+  if (ms < 59_950) return `${(ms / 1000).toFixed(ms < 9_995 ? 2 : 1)} s`
+  // Whole seconds first, so that 119.6 s reads "2 min 0 s", not "1 min 60 s".
+  const seconds = Math.round(ms / 1000)
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`
 }
 
 /** Any JSON value readably: strings as they are, the rest indented. */
@@ -52,8 +53,10 @@ export const prettyText = (value: unknown): string => {
 export const dayStart = (day: string): Date | undefined => {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day)
   if (!match) return undefined
-  const at = new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]))
-  return Number.isNaN(at.getTime()) ? undefined : at
+  const [year, month, date] = [Number(match[1]), Number(match[2]) - 1, Number(match[3])]
+  const at = new Date(year, month, date)
+  // A day the calendar has (not "2026-13-45", which Date would roll over), as a date input can show it.
+  return at.getFullYear() === year && at.getMonth() === month && at.getDate() === date ? at : undefined
 }
 
 /** The start of the day after (an exclusive end for "to this day"). */

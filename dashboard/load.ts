@@ -1,14 +1,11 @@
 /** Loading a view's data: loading, loaded or failed, the stale request cancelled when its inputs change. */
 import { useEffect, useState } from "preact/hooks"
-import { Aborted, type CallError, isCallError } from "./api.js"
+import { Aborted, asCallError, type CallError } from "./api.js"
 
 export type Loaded<A> =
   | { readonly state: "loading" }
   | { readonly state: "ok"; readonly value: A }
   | { readonly state: "error"; readonly error: CallError }
-
-const asCallError = (error: unknown): CallError =>
-  isCallError(error) ? error : { status: undefined, message: "Something went wrong.", unauthorized: false }
 
 /**
  * Runs `load` whenever `key` changes (a string of every input), passing the

@@ -1,10 +1,11 @@
 /**
- * Server-side paging and filtering kept in the URL: `after` is the current
- * page's cursor, `prev` the stack of the cursors before it ("" for the first
- * page), `limit` the page size; a filter change starts again at page one.
+ * Server-side paging kept in the URL: `after` is the current page's cursor,
+ * `prev` the stack of the cursors before it ("" for the first page), `limit`
+ * the page size; a filter change starts again at page one (filters.tsx).
  */
-import { useId } from "preact/hooks"
-import { navigate, withQuery } from "./router.js"
+import { useEffect, useRef } from "preact/hooks"
+import { focusLost } from "./focus.js"
+import { navigate, type QueryChanges, withQuery } from "./router.js"
 
 export interface Paging {
   readonly after: string | undefined
@@ -27,10 +28,31 @@ export const readPaging = (
   }
 }
 
-/** The value of a text filter in the URL, or undefined. */
-export const param = (query: URLSearchParams, name: string): string | undefined => query.get(name)?.trim() || undefined
-
 export const FIRST_PAGE = { after: undefined, prev: undefined } as const
+
+/** A list route's paging values: the page size and, past the first page, the cursor. */
+export const pageParams = (paging: Paging) => ({
+  limit: paging.limit,
+  ...(paging.after ? { after: paging.after } : {})
+})
+
+/** A keyset page's next cursor: the last row's id when the page is full, else none (the last page). */
+export const keysetNext = (rows: ReadonlyArray<{ readonly id: string }>, paging: Paging): string | undefined =>
+  rows.length === paging.limit ? rows[rows.length - 1]?.id : undefined
+
+type PagerControl = "previous" | "next" | "size"
+
+/**
+ * The pager control that moved to the page now in the URL: the pager goes
+ * while the page loads, and the new one gives that control the focus back.
+ */
+let moved: { readonly url: string; readonly control: PagerControl } | undefined
+
+const go = (control: PagerControl, changes: QueryChanges) => {
+  const to = withQuery(changes)
+  moved = { url: to, control }
+  navigate(to)
+}
 
 export const Pager = (props: {
   readonly paging: Paging
@@ -40,28 +62,49 @@ export const Pager = (props: {
   readonly sizes?: ReadonlyArray<number>
 }) => {
   const { paging, next } = props
+  const previousButton = useRef<HTMLButtonElement>(null)
+  const nextButton = useRef<HTMLButtonElement>(null)
+  const sizeSelect = useRef<HTMLSelectElement>(null)
+  useEffect(() => {
+    const last = moved
+    moved = undefined
+    if (!last || last.url !== location.pathname + location.search || !focusLost()) return
+    // The control itself, else (now disabled: the first or the last page) the other way.
+    const order =
+      last.control === "size"
+        ? [sizeSelect]
+        : last.control === "next"
+          ? [nextButton, previousButton]
+          : [previousButton, nextButton]
+    order
+      .map((ref) => ref.current)
+      .find((control) => control && !control.disabled)
+      ?.focus()
+  }, [])
   const previous = () => {
     const stack = [...paging.prev]
     const back = stack.pop()
-    navigate(withQuery({ after: back || undefined, prev: stack }))
+    go("previous", { after: back || undefined, prev: stack })
   }
   return (
     <nav class="pager" aria-label={`${props.label} pages`}>
-      <button type="button" disabled={paging.after === undefined} onClick={previous}>
+      <button ref={previousButton} type="button" disabled={paging.after === undefined} onClick={previous}>
         Previous page
       </button>
       <button
+        ref={nextButton}
         type="button"
         disabled={next === undefined}
-        onClick={() => next && navigate(withQuery({ after: next, prev: [...paging.prev, paging.after ?? ""] }))}
+        onClick={() => next && go("next", { after: next, prev: [...paging.prev, paging.after ?? ""] })}
       >
         Next page
       </button>
       <label class="inline">
         Rows per page
         <select
+          ref={sizeSelect}
           value={String(paging.limit)}
-          onChange={(event) => navigate(withQuery({ limit: event.currentTarget.value, ...FIRST_PAGE }))}
+          onChange={(event) => go("size", { limit: event.currentTarget.value, ...FIRST_PAGE })}
         >
           {(props.sizes ?? PAGE_SIZES).map((size) => (
             <option key={size} value={String(size)}>
@@ -71,94 +114,5 @@ export const Pager = (props: {
         </select>
       </label>
     </nav>
-  )
-}
-
-export type FilterField =
-  | { readonly name: string; readonly label: string; readonly type: "text" | "date" }
-  | {
-      readonly name: string
-      readonly label: string
-      readonly type: "select"
-      readonly options: ReadonlyArray<readonly [value: string, label: string]>
-    }
-
-const FilterControl = (props: {
-  readonly field: FilterField
-  readonly value: string
-  readonly onApply: (event: Event) => void
-}) => {
-  const { field, value } = props
-  const id = useId()
-  return (
-    <div class="field">
-      <label for={id}>{field.label}</label>
-      {field.type === "select" ? (
-        <select id={id} name={field.name} value={value} onChange={props.onApply}>
-          <option value="">Any</option>
-          {field.options.map(([option, label]) => (
-            <option key={option} value={option}>
-              {label}
-            </option>
-          ))}
-        </select>
-      ) : field.type === "date" ? (
-        <input id={id} name={field.name} type="date" defaultValue={value} onChange={props.onApply} />
-      ) : (
-        <input id={id} name={field.name} type="text" defaultValue={value} autoComplete="off" />
-      )}
-    </div>
-  )
-}
-
-/**
- * A filter form: text fields apply on submit (Enter or Apply), selects and
- * dates as they change; every change starts at the first page.
- */
-export const Filters = (props: {
-  readonly label: string
-  readonly fields: ReadonlyArray<FilterField>
-  readonly query: URLSearchParams
-}) => {
-  const apply = (form: HTMLFormElement) => {
-    const data = new FormData(form)
-    const changes: Record<string, string | undefined> = { ...FIRST_PAGE }
-    for (const field of props.fields) {
-      const value = data.get(field.name)
-      changes[field.name] = typeof value === "string" ? value.trim() : undefined
-    }
-    navigate(withQuery(changes))
-  }
-  const applyForm = (event: Event) => {
-    const form = event.currentTarget instanceof Element ? event.currentTarget.closest("form") : null
-    if (form) apply(form)
-  }
-  const clear = () => {
-    const changes: Record<string, undefined> = { ...FIRST_PAGE }
-    for (const field of props.fields) changes[field.name] = undefined
-    navigate(withQuery(changes))
-  }
-  // Keyed by the URL's values: back and forward reset the fields to what the URL says.
-  const key = props.fields.map((field) => props.query.get(field.name) ?? "").join("\u0000")
-  return (
-    <form
-      key={key}
-      class="filters"
-      aria-label={props.label}
-      onSubmit={(event) => {
-        event.preventDefault()
-        apply(event.currentTarget)
-      }}
-    >
-      {props.fields.map((field) => (
-        <FilterControl key={field.name} field={field} value={props.query.get(field.name) ?? ""} onApply={applyForm} />
-      ))}
-      <div class="actions">
-        <button type="submit">Apply</button>
-        <button type="button" class="quiet" onClick={clear}>
-          Clear
-        </button>
-      </div>
-    </form>
   )
 }

@@ -64,23 +64,26 @@ export const parseRoute = (pathname: string): Route => {
   return { kind: "project", projectId, section, itemId }
 }
 
-/** A view's path; `query` drops empty values. */
-export const href = (
-  projectId: string,
-  section: Section,
-  itemId?: string,
-  query?: Record<string, string | ReadonlyArray<string> | undefined>
-): string => {
-  let path = `${BASE}/projects/${encodeURIComponent(projectId)}/${section}`
-  if (itemId !== undefined) path += `/${encodeURIComponent(itemId)}`
-  const search = new URLSearchParams()
-  for (const [key, value] of Object.entries(query ?? {})) {
+/** Query values to set: a list sets a name once per item; undefined or "" removes the name. */
+export type QueryChanges = Record<string, string | ReadonlyArray<string> | undefined>
+
+/** `path` with `search` changed as `changes` say. */
+const withChanges = (path: string, search: URLSearchParams, changes: QueryChanges): string => {
+  for (const [key, value] of Object.entries(changes)) {
+    search.delete(key)
     if (typeof value === "string") {
       if (value !== "") search.set(key, value)
     } else if (value) for (const item of value) search.append(key, item)
   }
   const text = search.toString()
   return text === "" ? path : `${path}?${text}`
+}
+
+/** A view's path; `query` drops empty values. */
+export const href = (projectId: string, section: Section, itemId?: string, query: QueryChanges = {}): string => {
+  let path = `${BASE}/projects/${encodeURIComponent(projectId)}/${section}`
+  if (itemId !== undefined) path += `/${encodeURIComponent(itemId)}`
+  return withChanges(path, new URLSearchParams(), query)
 }
 
 const current = (): Location => ({
@@ -97,18 +100,9 @@ export const navigate = (to: string, options: { readonly replace?: boolean } = {
   for (const listener of listeners) listener()
 }
 
-/** The current path with some query values changed (undefined or "" removes one). */
-export const withQuery = (changes: Record<string, string | ReadonlyArray<string> | undefined>): string => {
-  const search = new URLSearchParams(location.search)
-  for (const [key, value] of Object.entries(changes)) {
-    search.delete(key)
-    if (typeof value === "string") {
-      if (value !== "") search.set(key, value)
-    } else if (value) for (const item of value) search.append(key, item)
-  }
-  const text = search.toString()
-  return text === "" ? location.pathname : `${location.pathname}?${text}`
-}
+/** The current path with some query values changed. */
+export const withQuery = (changes: QueryChanges): string =>
+  withChanges(location.pathname, new URLSearchParams(location.search), changes)
 
 /** The location, re-rendering on every navigation (links, back and forward). */
 export const useLocation = (): Location => {

@@ -71,9 +71,15 @@ export const Badge = ({ tone, children }: { readonly tone?: string; readonly chi
   <span class={tone ? `badge ${tone}` : "badge"}>{children}</span>
 )
 
-/** Term and value pairs. */
-export const Facts = ({ items }: { readonly items: ReadonlyArray<readonly [string, ComponentChildren]> }) => (
-  <dl class="facts">
+/** Term and value pairs: an item's facts, or ("totals") a period's figures. */
+export const Facts = ({
+  items,
+  kind = "facts"
+}: {
+  readonly items: ReadonlyArray<readonly [string, ComponentChildren]>
+  readonly kind?: "facts" | "totals"
+}) => (
+  <dl class={kind}>
     {items.map(([term, value]) => (
       <div key={term}>
         <dt>{term}</dt>
@@ -83,6 +89,28 @@ export const Facts = ({ items }: { readonly items: ReadonlyArray<readonly [strin
   </dl>
 )
 
+/** Where there is no value: a muted dash. */
+export const Dash = () => <span class="muted">—</span>
+
+/** A link, or a dash where there is nothing to link to. */
+export const OptionalLink = ({
+  to,
+  children
+}: {
+  readonly to: string | undefined
+  readonly children: ComponentChildren
+}) => (to === undefined ? <Dash /> : <a href={to}>{children}</a>)
+
+/** A link showing a short id, or a dash where there is no id. */
+export const IdLink = ({ id, to }: { readonly id: string | null; readonly to: (id: string) => string }) =>
+  id ? (
+    <a href={to(id)}>
+      <ShortId id={id} />
+    </a>
+  ) : (
+    <Dash />
+  )
+
 /** Free text cut to the cell's width by CSS, the whole of it in its title. */
 export const Clip = ({ text }: { readonly text: string | null | undefined }) =>
   text ? (
@@ -90,7 +118,7 @@ export const Clip = ({ text }: { readonly text: string | null | undefined }) =>
       {text}
     </span>
   ) : (
-    <span class="muted">—</span>
+    <Dash />
   )
 
 /** Past this many characters a value starts folded, so one huge tool result does not bury the page. */

@@ -76,7 +76,12 @@ export const Conversation = (props: {
   readonly target: string | undefined
 }) => {
   const tree = useMemo(() => buildTree(props.messages), [props.messages])
-  const [chosen, setChosen] = useState(() => pathTo(tree, props.target))
+  // The branch chosen at each fork. A link to another message of this thread (`target` changing) adds the
+  // choices that lead to it; they are kept during this render, so that it shows the message's branch already.
+  const [choice, setChoice] = useState(() => ({ target: props.target, chosen: pathTo(tree, props.target) }))
+  const chosen =
+    choice.target === props.target ? choice.chosen : new Map([...choice.chosen, ...pathTo(tree, props.target)])
+  if (choice.target !== props.target) setChoice({ target: props.target, chosen })
   const turns = useMemo(() => visiblePath(tree, chosen), [tree, chosen])
   const feedback = useMemo(() => {
     const byMessage = new Map<string, Array<Feedback>>()
@@ -95,7 +100,7 @@ export const Conversation = (props: {
   if (turns.length === 0) return <Empty>This thread has no messages.</Empty>
   const pick = (turn: Turn, index: number) => {
     const sibling = tree.children.get(turn.fork)?.[index]
-    if (sibling) setChosen((now) => new Map(now).set(turn.fork, sibling.id))
+    if (sibling) setChoice((now) => ({ target: now.target, chosen: new Map(now.chosen).set(turn.fork, sibling.id) }))
   }
   return (
     <div class="conversation">

@@ -4,7 +4,7 @@ import { client, run } from "../api.js"
 import { formatCost, formatCount, utcDay } from "../format.js"
 import { useLoad } from "../load.js"
 import { navigate, type ViewProps, withQuery } from "../router.js"
-import { Show, useTitle } from "../ui.js"
+import { Facts, Show, useTitle } from "../ui.js"
 import { Chart, type Series } from "./Chart.js"
 
 const PERIODS = [7, 30, 90] as const
@@ -77,46 +77,38 @@ export const Overview = ({ projectId, query }: ViewProps) => {
         </label>
       </div>
       <Show loaded={loaded} what="usage">
-        {({ period }) => {
-          return (
-            <>
-              <section aria-labelledby="totals-heading">
-                <h2 id="totals-heading">
-                  Totals, {period.from} to {period.to} (UTC)
-                </h2>
-                <dl class="totals">
-                  {(
-                    [
-                      ["Threads", formatCount(period.threads)],
-                      ["Messages", formatCount(period.messages)],
-                      ["Runs", formatCount(period.runs)],
-                      ["Run errors", formatCount(period.run_errors)],
-                      ["Input tokens", formatCount(period.input_tokens)],
-                      ["Output tokens", formatCount(period.output_tokens)],
-                      ["Cost", formatCost(period.cost_usd)],
-                      ["Active users", formatCount(period.active_users)],
-                      ["Events", formatCount(period.events)],
-                      ["Scores", formatCount(period.scores)]
-                    ] as const
-                  ).map(([term, value]) => (
-                    <div key={term}>
-                      <dt>{term}</dt>
-                      <dd>{value}</dd>
-                    </div>
-                  ))}
-                </dl>
-              </section>
-              <section aria-labelledby="daily-heading">
-                <h2 id="daily-heading">By day</h2>
-                <div class="charts">
-                  {drawn.charts.map((chart) => (
-                    <Chart key={chart.title} title={chart.title} days={drawn.days} series={chart.series} />
-                  ))}
-                </div>
-              </section>
-            </>
-          )
-        }}
+        {({ period }) => (
+          <>
+            <section aria-labelledby="totals-heading">
+              <h2 id="totals-heading">
+                Totals, {period.from} to {period.to} (UTC)
+              </h2>
+              <Facts
+                kind="totals"
+                items={[
+                  ["Threads", formatCount(period.threads)],
+                  ["Messages", formatCount(period.messages)],
+                  ["Runs", formatCount(period.runs)],
+                  ["Run errors", formatCount(period.run_errors)],
+                  ["Input tokens", formatCount(period.input_tokens)],
+                  ["Output tokens", formatCount(period.output_tokens)],
+                  ["Cost", formatCost(period.cost_usd)],
+                  ["Active users", formatCount(period.active_users)],
+                  ["Events", formatCount(period.events)],
+                  ["Scores", formatCount(period.scores)]
+                ]}
+              />
+            </section>
+            <section aria-labelledby="daily-heading">
+              <h2 id="daily-heading">By day</h2>
+              <div class="charts">
+                {drawn.charts.map((chart) => (
+                  <Chart key={chart.title} title={chart.title} days={drawn.days} series={chart.series} />
+                ))}
+              </div>
+            </section>
+          </>
+        )}
       </Show>
     </>
   )

@@ -1,11 +1,13 @@
 /** The project's runs, filtered and paged by the gateway. */
+import type { RunSummary } from "../../schema/Run.js"
 import { client, run } from "../api.js"
-import { formatCost, formatDuration } from "../format.js"
+import { type FilterField, Filters, optionOf, param, textParams } from "../filters.js"
 import { useLoad } from "../load.js"
-import { type FilterField, Filters, Pager, param, readPaging } from "../paging.js"
+import { pageParams, readPaging } from "../paging.js"
 import { href, type ViewProps } from "../router.js"
-import { Clip, Empty, ShortId, Show, TableWrap, Time, useTitle } from "../ui.js"
-import { RUN_STATUSES, RunStatus, tokens } from "./bits.js"
+import { type Column, KeysetTable } from "../table.js"
+import { Clip, Dash, IdLink, Show, Time, useTitle } from "../ui.js"
+import { RUN_STATUSES, runColumns } from "./bits.js"
 
 const FIELDS: ReadonlyArray<FilterField> = [
   { name: "model_id", label: "Model", type: "text" },
@@ -16,22 +18,33 @@ const FIELDS: ReadonlyArray<FilterField> = [
   { name: "trace_id", label: "Trace", type: "text" }
 ]
 
-const statusOf = (value: string | undefined) => RUN_STATUSES.find(([status]) => status === value)?.[0]
+const columns = (projectId: string): ReadonlyArray<Column<RunSummary>> => [
+  {
+    title: "Run",
+    cell: (each) => (
+      <a href={href(projectId, "runs", each.id)}>
+        <Time at={each.created_at} />
+      </a>
+    )
+  },
+  runColumns.status,
+  { title: "Model", cell: (each) => <Clip text={each.model_id} /> },
+  runColumns.tokens,
+  runColumns.cost,
+  runColumns.duration,
+  { title: "Tags", cell: (each) => (each.tags.length > 0 ? each.tags.join(", ") : <Dash />) },
+  { title: "Thread", cell: (each) => <IdLink id={each.thread_id} to={(id) => href(projectId, "threads", id)} /> },
+  { title: "Trace", cell: (each) => <IdLink id={each.trace_id} to={(id) => href(projectId, "traces", id)} /> }
+]
 
 export const Runs = ({ projectId, query }: ViewProps) => {
   useTitle("Runs")
   const paging = readPaging(query)
-  const status = statusOf(param(query, "status"))
+  const status = optionOf(RUN_STATUSES, param(query, "status"))
   const urlParams = {
-    limit: paging.limit,
-    ...(paging.after ? { after: paging.after } : {}),
+    ...pageParams(paging),
     ...(status ? { status } : {}),
-    ...Object.fromEntries(
-      (["model_id", "tag", "environment", "thread_id", "trace_id"] as const).flatMap((name) => {
-        const value = param(query, name)
-        return value ? [[name, value]] : []
-      })
-    )
+    ...textParams(query, ["model_id", "tag", "environment", "thread_id", "trace_id"])
   }
   const loaded = useLoad(`${projectId}?${query}`, (signal) =>
     run(client.dashboard.runs({ path: { project_id: projectId }, urlParams }), { signal })
@@ -41,79 +54,7 @@ export const Runs = ({ projectId, query }: ViewProps) => {
       <h1>Runs</h1>
       <Filters label="Filters" fields={FIELDS} query={query} />
       <Show loaded={loaded} what="runs">
-        {({ runs }) => (
-          <>
-            {runs.length === 0 ? (
-              <Empty>{paging.after ? "No more runs." : "No runs match these filters."}</Empty>
-            ) : (
-              <TableWrap label="Runs">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Run</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Model</th>
-                      <th scope="col">Tokens</th>
-                      <th scope="col" class="num">
-                        Cost
-                      </th>
-                      <th scope="col" class="num">
-                        Duration
-                      </th>
-                      <th scope="col">Tags</th>
-                      <th scope="col">Thread</th>
-                      <th scope="col">Trace</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {runs.map((each) => (
-                      <tr key={each.id}>
-                        <td>
-                          <a href={href(projectId, "runs", each.id)}>
-                            <Time at={each.created_at} />
-                          </a>
-                        </td>
-                        <td>
-                          <RunStatus status={each.status} />
-                        </td>
-                        <td>
-                          <Clip text={each.model_id} />
-                        </td>
-                        <td>{tokens(each)}</td>
-                        <td class="num">{formatCost(each.cost_usd)}</td>
-                        <td class="num">{formatDuration(each.duration_ms)}</td>
-                        <td>{each.tags.length > 0 ? each.tags.join(", ") : <span class="muted">—</span>}</td>
-                        <td>
-                          {each.thread_id ? (
-                            <a href={href(projectId, "threads", each.thread_id)}>
-                              <ShortId id={each.thread_id} />
-                            </a>
-                          ) : (
-                            <span class="muted">—</span>
-                          )}
-                        </td>
-                        <td>
-                          {each.trace_id ? (
-                            <a href={href(projectId, "traces", each.trace_id)}>
-                              <ShortId id={each.trace_id} />
-                            </a>
-                          ) : (
-                            <span class="muted">—</span>
-                          )}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
-            )}
-            <Pager
-              paging={paging}
-              label="Runs"
-              next={runs.length === paging.limit ? runs[runs.length - 1]?.id : undefined}
-            />
-          </>
-        )}
+        {({ runs }) => <KeysetTable label="Runs" columns={columns(projectId)} rows={runs} paging={paging} />}
       </Show>
     </>
   )

@@ -1,11 +1,13 @@
 /** The project's scores: per name its distribution, then the scores themselves, filtered and paged. */
 import type { ScoreSummaryQuery } from "../../schema/Dashboard.js"
-import type { ScoreListQuery } from "../../schema/Score.js"
+import type { Score, ScoreListQuery } from "../../schema/Score.js"
 import { client, run } from "../api.js"
+import { type FilterField, Filters, optionOf, param, textParams } from "../filters.js"
 import { useLoad } from "../load.js"
-import { type FilterField, Filters, Pager, param, readPaging } from "../paging.js"
+import { pageParams, readPaging } from "../paging.js"
 import { href, type ViewProps } from "../router.js"
-import { Badge, Clip, Empty, Show, TableWrap, Time, useTitle } from "../ui.js"
+import { type Column, KeysetTable } from "../table.js"
+import { Badge, Clip, Empty, OptionalLink, Show, Time, useTitle } from "../ui.js"
 import { scoreValue } from "./bits.js"
 import { Distribution } from "./Distribution.js"
 
@@ -25,15 +27,38 @@ const FIELDS: ReadonlyArray<FilterField> = [
   { name: "source", label: "Source", type: "select", options: SOURCES }
 ]
 
-const pick = <T extends string>(choices: ReadonlyArray<readonly [T, string]>, value: string | undefined) =>
-  choices.find(([choice]) => choice === value)?.[0]
+/** What a score is of, from links elsewhere: the list narrows to them (the distributions cannot). */
+const TARGETS = ["thread_id", "message_id", "run_id"] as const
 
 const summaryQuery = (query: URLSearchParams): ScoreSummaryQuery => {
-  const name = param(query, "name")
-  const dataType = pick(DATA_TYPES, param(query, "data_type"))
-  const source = pick(SOURCES, param(query, "source"))
-  return { ...(name ? { name } : {}), ...(dataType ? { data_type: dataType } : {}), ...(source ? { source } : {}) }
+  const dataType = optionOf(DATA_TYPES, param(query, "data_type"))
+  const source = optionOf(SOURCES, param(query, "source"))
+  return { ...textParams(query, ["name"]), ...(dataType ? { data_type: dataType } : {}), ...(source ? { source } : {}) }
 }
+
+/** Where a score leads: its run, else its message or thread. */
+const scoredLink = (projectId: string, score: Score): string | undefined => {
+  if (score.run_id) return href(projectId, "runs", score.run_id)
+  if (score.thread_id) return href(projectId, "threads", score.thread_id, { message: score.message_id ?? undefined })
+  return undefined
+}
+
+const columns = (projectId: string): ReadonlyArray<Column<Score>> => [
+  { title: "Name", cell: (score) => score.name },
+  { title: "Value", cell: (score) => <strong>{scoreValue(score)}</strong> },
+  { title: "Type", cell: (score) => <Badge>{score.data_type}</Badge> },
+  { title: "Comment", cell: (score) => <Clip text={score.comment} /> },
+  {
+    title: "Of",
+    cell: (score) => (
+      <OptionalLink to={scoredLink(projectId, score)}>
+        {score.run_id ? "Run" : score.message_id ? "Message" : "Thread"}
+      </OptionalLink>
+    )
+  },
+  { title: "User", cell: (score) => <Clip text={score.user_id} /> },
+  { title: "Created", cell: (score) => <Time at={score.created_at} /> }
+]
 
 const Summary = ({ projectId, query }: ViewProps) => {
   const urlParams = summaryQuery(query)
@@ -63,21 +88,11 @@ const Summary = ({ projectId, query }: ViewProps) => {
 export const Scores = ({ projectId, query }: ViewProps) => {
   useTitle("Scores")
   const paging = readPaging(query)
-  const urlParams: ScoreListQuery = {
-    limit: paging.limit,
-    ...(paging.after ? { after: paging.after } : {}),
-    ...summaryQuery(query),
-    ...Object.fromEntries(
-      (["thread_id", "message_id", "run_id"] as const).flatMap((name) => {
-        const value = param(query, name)
-        return value ? [[name, value]] : []
-      })
-    )
-  }
+  const urlParams: ScoreListQuery = { ...pageParams(paging), ...summaryQuery(query), ...textParams(query, TARGETS) }
   const loaded = useLoad(`${projectId}?${query}`, (signal) =>
     run(client.dashboard.scores({ path: { project_id: projectId }, urlParams }), { signal })
   )
-  const narrowed = (["thread_id", "message_id", "run_id"] as const).filter((name) => param(query, name))
+  const narrowed = TARGETS.filter((name) => param(query, name))
   return (
     <>
       <h1>Scores</h1>
@@ -92,71 +107,7 @@ export const Scores = ({ projectId, query }: ViewProps) => {
       <section aria-labelledby="score-list">
         <h2 id="score-list">Scores</h2>
         <Show loaded={loaded} what="scores">
-          {({ scores }) => (
-            <>
-              {scores.length === 0 ? (
-                <Empty>{paging.after ? "No more scores." : "No scores match these filters."}</Empty>
-              ) : (
-                <TableWrap label="Scores">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th scope="col">Name</th>
-                        <th scope="col">Value</th>
-                        <th scope="col">Type</th>
-                        <th scope="col">Comment</th>
-                        <th scope="col">Of</th>
-                        <th scope="col">User</th>
-                        <th scope="col">Created</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {scores.map((score) => (
-                        <tr key={score.id}>
-                          <td>{score.name}</td>
-                          <td>
-                            <strong>{scoreValue(score)}</strong>
-                          </td>
-                          <td>
-                            <Badge>{score.data_type}</Badge>
-                          </td>
-                          <td>
-                            <Clip text={score.comment} />
-                          </td>
-                          <td>
-                            {score.run_id ? (
-                              <a href={href(projectId, "runs", score.run_id)}>Run</a>
-                            ) : score.thread_id ? (
-                              <a
-                                href={href(projectId, "threads", score.thread_id, {
-                                  message: score.message_id ?? undefined
-                                })}
-                              >
-                                {score.message_id ? "Message" : "Thread"}
-                              </a>
-                            ) : (
-                              <span class="muted">—</span>
-                            )}
-                          </td>
-                          <td>
-                            <Clip text={score.user_id} />
-                          </td>
-                          <td>
-                            <Time at={score.created_at} />
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </TableWrap>
-              )}
-              <Pager
-                paging={paging}
-                label="Scores"
-                next={scores.length === paging.limit ? scores[scores.length - 1]?.id : undefined}
-              />
-            </>
-          )}
+          {({ scores }) => <KeysetTable label="Scores" columns={columns(projectId)} rows={scores} paging={paging} />}
         </Show>
       </section>
     </>

@@ -1,27 +1,24 @@
 /** The threads a search matched, each with its snippet, the matched terms marked. */
 import type { ComponentChildren } from "preact"
+import type { SearchHit } from "../../schema/Search.js"
 import { client, run } from "../api.js"
-import { dayEnd, dayStart } from "../format.js"
+import { dayRange } from "../filters.js"
 import { useLoad } from "../load.js"
-import { Pager, readPaging } from "../paging.js"
+import { readPaging } from "../paging.js"
 import { href, type ViewProps } from "../router.js"
-import { Badge, Empty, Show, TableWrap, Time } from "../ui.js"
+import { type Column, PagedTable } from "../table.js"
+import { Show, Time } from "../ui.js"
+import { archived } from "./bits.js"
 
-const archived = (query: URLSearchParams): boolean | undefined => {
+const isArchived = (query: URLSearchParams): boolean | undefined => {
   const value = query.get("is_archived")
   return value === "true" ? true : value === "false" ? false : undefined
 }
 
 /** The filters search and the list share: archived and the last message's day range. */
 export const sharedFilters = (query: URLSearchParams) => {
-  const from = dayStart(query.get("from") ?? "")
-  const to = dayEnd(query.get("to") ?? "")
-  const isArchived = archived(query)
-  return {
-    ...(isArchived === undefined ? {} : { is_archived: isArchived }),
-    ...(from ? { from } : {}),
-    ...(to ? { to } : {})
-  }
+  const flag = isArchived(query)
+  return { ...(flag === undefined ? {} : { is_archived: flag }), ...dayRange(query) }
 }
 
 /**
@@ -50,6 +47,24 @@ export const Highlighted = (props: {
   return <>{pieces}</>
 }
 
+const columns = (projectId: string): ReadonlyArray<Column<typeof SearchHit.Type>> => [
+  {
+    title: "Thread",
+    cell: (hit) => (
+      <a href={href(projectId, "threads", hit.thread.id, { message: hit.message_id ?? undefined })}>
+        {hit.thread.title || "Untitled thread"}
+      </a>
+    )
+  },
+  {
+    title: "Match",
+    wrap: "snippet",
+    cell: (hit) => <Highlighted text={hit.snippet.text} highlights={hit.snippet.highlights} />
+  },
+  { title: "Last message", cell: (hit) => <Time at={hit.thread.last_message_at} /> },
+  { title: "Archived", cell: (hit) => archived(hit.thread.is_archived) }
+]
+
 export const SearchResults = ({ projectId, query, q }: ViewProps & { readonly q: string }) => {
   const paging = readPaging(query)
   const offset = Number(paging.after ?? "0")
@@ -69,47 +84,15 @@ export const SearchResults = ({ projectId, query, q }: ViewProps & { readonly q:
       {ignored ? <p class="hint">The user and workspace filters do not narrow a text search.</p> : null}
       <Show loaded={loaded} what="the matching threads">
         {({ results, next_offset }) => (
-          <>
-            {results.length === 0 ? (
-              <Empty>No thread matches “{q}”.</Empty>
-            ) : (
-              <TableWrap label="Matching threads">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Thread</th>
-                      <th scope="col">Match</th>
-                      <th scope="col">Last message</th>
-                      <th scope="col">Archived</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {results.map((hit) => (
-                      <tr key={hit.thread.id}>
-                        <td>
-                          <a href={href(projectId, "threads", hit.thread.id, { message: hit.message_id ?? undefined })}>
-                            {hit.thread.title || "Untitled thread"}
-                          </a>
-                        </td>
-                        <td class="snippet">
-                          <Highlighted text={hit.snippet.text} highlights={hit.snippet.highlights} />
-                        </td>
-                        <td>
-                          <Time at={hit.thread.last_message_at} />
-                        </td>
-                        <td>{hit.thread.is_archived ? <Badge>Archived</Badge> : "No"}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
-            )}
-            <Pager
-              paging={paging}
-              label="Matching threads"
-              next={next_offset === null ? undefined : String(next_offset)}
-            />
-          </>
+          <PagedTable
+            label="Matching threads"
+            columns={columns(projectId)}
+            rows={results}
+            rowKey={(hit) => hit.thread.id}
+            empty={<>No thread matches “{q}”.</>}
+            paging={paging}
+            next={next_offset === null ? undefined : String(next_offset)}
+          />
         )}
       </Show>
     </section>

@@ -1,8 +1,9 @@
 /** One thread: its conversation, and beside it the thread's runs and scores. */
+import type { ComponentChildren } from "preact"
 import type { Message } from "../../schema/Message.js"
 import { client, run } from "../api.js"
 import { formatCost, formatCount } from "../format.js"
-import { useLoad } from "../load.js"
+import { type Loaded, useLoad } from "../load.js"
 import { href, type ViewProps } from "../router.js"
 import { Badge, Empty, Facts, ShortId, Show, Time, useTitle } from "../ui.js"
 import { RunStatus, scoreValue } from "./bits.js"
@@ -34,90 +35,93 @@ const allMessages = async (projectId: string, threadId: string, signal: AbortSig
   return messages
 }
 
-const Runs = ({ projectId, threadId }: { readonly projectId: string; readonly threadId: string }) => {
-  const loaded = useLoad(`${projectId}/${threadId}`, (signal) =>
-    run(
-      client.dashboard.runs({
-        path: { project_id: projectId },
-        urlParams: { thread_id: threadId, limit: SIDE_ROWS + 1 }
-      }),
-      {
-        signal
-      }
-    )
-  )
+type Side = { readonly projectId: string; readonly threadId: string }
+
+/** One of the lists beside the conversation: its first rows, and a link to the whole list, filtered to the thread. */
+const SideList = <A extends { readonly id: string }>(
+  props: Side & {
+    readonly section: "runs" | "scores"
+    readonly loaded: Loaded<ReadonlyArray<A>>
+    readonly item: (value: A) => ComponentChildren
+  }
+) => {
+  const { section } = props
+  const title = section === "runs" ? "Runs" : "Scores"
+  const all = href(props.projectId, section, undefined, { thread_id: props.threadId })
   return (
-    <section aria-labelledby="thread-runs">
-      <h2 id="thread-runs">Runs</h2>
-      <Show loaded={loaded} what="runs">
-        {({ runs }) =>
-          runs.length === 0 ? (
-            <Empty>No runs for this thread.</Empty>
+    <section aria-labelledby={`thread-${section}`}>
+      <h2 id={`thread-${section}`}>{title}</h2>
+      <Show loaded={props.loaded} what={section}>
+        {(rows) =>
+          rows.length === 0 ? (
+            <Empty>{`No ${section} for this thread.`}</Empty>
           ) : (
             <ul class="cards">
-              {runs.slice(0, SIDE_ROWS).map((each) => (
-                <li key={each.id}>
-                  <a href={href(projectId, "runs", each.id)}>{each.model_id ?? "Run"}</a>{" "}
-                  <RunStatus status={each.status} />
-                  <div class="muted">
-                    <Time at={each.created_at} /> · {formatCount((each.input_tokens ?? 0) + (each.output_tokens ?? 0))}{" "}
-                    tokens · {formatCost(each.cost_usd)}
-                  </div>
-                </li>
+              {rows.map((row) => (
+                <li key={row.id}>{props.item(row)}</li>
               ))}
             </ul>
           )
         }
       </Show>
       <p>
-        <a href={href(projectId, "runs", undefined, { thread_id: threadId })}>All runs of this thread</a>
+        <a href={all}>{`All ${section} of this thread`}</a>
       </p>
     </section>
   )
 }
 
-const Scores = ({ projectId, threadId }: { readonly projectId: string; readonly threadId: string }) => {
+const Runs = (props: Side) => {
+  const { projectId, threadId } = props
+  const urlParams = { thread_id: threadId, limit: SIDE_ROWS }
   const loaded = useLoad(`${projectId}/${threadId}`, (signal) =>
-    run(
-      client.dashboard.scores({
-        path: { project_id: projectId },
-        urlParams: { thread_id: threadId, limit: SIDE_ROWS + 1 }
-      }),
-      {
-        signal
-      }
+    run(client.dashboard.runs({ path: { project_id: projectId }, urlParams }), { signal }).then(({ runs }) => runs)
+  )
+  return (
+    <SideList
+      {...props}
+      section="runs"
+      loaded={loaded}
+      item={(each) => (
+        <>
+          <a href={href(projectId, "runs", each.id)}>{each.model_id ?? "Run"}</a> <RunStatus status={each.status} />
+          <div class="muted">
+            <Time at={each.created_at} /> · {formatCount((each.input_tokens ?? 0) + (each.output_tokens ?? 0))} tokens ·{" "}
+            {formatCost(each.cost_usd)}
+          </div>
+        </>
+      )}
+    />
+  )
+}
+
+const Scores = (props: Side) => {
+  const { projectId, threadId } = props
+  const urlParams = { thread_id: threadId, limit: SIDE_ROWS }
+  const loaded = useLoad(`${projectId}/${threadId}`, (signal) =>
+    run(client.dashboard.scores({ path: { project_id: projectId }, urlParams }), { signal }).then(
+      ({ scores }) => scores
     )
   )
   return (
-    <section aria-labelledby="thread-scores">
-      <h2 id="thread-scores">Scores</h2>
-      <Show loaded={loaded} what="scores">
-        {({ scores }) =>
-          scores.length === 0 ? (
-            <Empty>No scores for this thread.</Empty>
-          ) : (
-            <ul class="cards">
-              {scores.slice(0, SIDE_ROWS).map((score) => (
-                <li key={score.id}>
-                  <strong>{score.name}</strong>: {scoreValue(score)}
-                  {score.comment ? <div class="muted">{score.comment}</div> : null}
-                  <div class="muted">
-                    {score.run_id ? <a href={href(projectId, "runs", score.run_id)}>Run</a> : null}
-                    {score.message_id ? (
-                      <a href={href(projectId, "threads", threadId, { message: score.message_id })}> Message</a>
-                    ) : null}{" "}
-                    <Time at={score.created_at} />
-                  </div>
-                </li>
-              ))}
-            </ul>
-          )
-        }
-      </Show>
-      <p>
-        <a href={href(projectId, "scores", undefined, { thread_id: threadId })}>All scores of this thread</a>
-      </p>
-    </section>
+    <SideList
+      {...props}
+      section="scores"
+      loaded={loaded}
+      item={(score) => (
+        <>
+          <strong>{score.name}</strong>: {scoreValue(score)}
+          {score.comment ? <div class="muted">{score.comment}</div> : null}
+          <div class="muted">
+            {score.run_id ? <a href={href(projectId, "runs", score.run_id)}>Run</a> : null}
+            {score.message_id ? (
+              <a href={href(projectId, "threads", threadId, { message: score.message_id })}> Message</a>
+            ) : null}{" "}
+            <Time at={score.created_at} />
+          </div>
+        </>
+      )}
+    />
   )
 }
 

@@ -1,10 +1,15 @@
 /** The project's threads: filtered and paged by the gateway, or the matches of a search. */
+import type { DashboardThread } from "../../schema/Dashboard.js"
 import { client, run } from "../api.js"
+import { type FilterField, Filters, param, textParams } from "../filters.js"
+import { useFormFocus } from "../focus.js"
 import { formatCount } from "../format.js"
 import { useLoad } from "../load.js"
-import { FIRST_PAGE, type FilterField, Filters, Pager, param, readPaging } from "../paging.js"
+import { FIRST_PAGE, pageParams, readPaging } from "../paging.js"
 import { href, navigate, type ViewProps, withQuery } from "../router.js"
-import { Badge, Clip, Empty, Show, TableWrap, Time, useTitle } from "../ui.js"
+import { type Column, KeysetTable } from "../table.js"
+import { Clip, Show, Time, useTitle } from "../ui.js"
+import { archived } from "./bits.js"
 import { SearchResults, sharedFilters } from "./SearchResults.js"
 
 const FIELDS: ReadonlyArray<FilterField> = [
@@ -23,40 +28,57 @@ const FIELDS: ReadonlyArray<FilterField> = [
   { name: "to", label: "Last message until", type: "date" }
 ]
 
-const SearchBox = ({ q }: { readonly q: string }) => (
-  <search>
-    <form
-      key={q}
-      class="search"
-      onSubmit={(event) => {
-        event.preventDefault()
-        const value = new FormData(event.currentTarget).get("q")
-        navigate(withQuery({ q: typeof value === "string" ? value.trim() : undefined, ...FIRST_PAGE }))
-      }}
-    >
-      <div class="field">
-        <label for="thread-search">Search</label>
-        <input id="thread-search" name="q" type="search" defaultValue={q} maxLength={256} />
-      </div>
-      <button type="submit">Find</button>
-      {q ? (
-        <button type="button" class="quiet" onClick={() => navigate(withQuery({ q: undefined, ...FIRST_PAGE }))}>
-          Show all threads
-        </button>
-      ) : null}
-    </form>
-  </search>
-)
+const SearchBox = ({ q }: { readonly q: string }) => {
+  const { form, keep } = useFormFocus(q)
+  const search = (value: string | undefined) => {
+    keep()
+    navigate(withQuery({ q: value, ...FIRST_PAGE }))
+  }
+  return (
+    <search>
+      <form
+        ref={form}
+        key={q}
+        class="search"
+        onSubmit={(event) => {
+          event.preventDefault()
+          const value = new FormData(event.currentTarget).get("q")
+          search(typeof value === "string" ? value.trim() : undefined)
+        }}
+      >
+        <div class="field">
+          <label for="thread-search">Search</label>
+          <input id="thread-search" name="q" type="search" defaultValue={q} maxLength={256} />
+        </div>
+        <button type="submit">Find</button>
+        {q ? (
+          <button type="button" class="quiet" onClick={() => search(undefined)}>
+            Show all threads
+          </button>
+        ) : null}
+      </form>
+    </search>
+  )
+}
+
+const columns = (projectId: string): ReadonlyArray<Column<DashboardThread>> => [
+  {
+    title: "Title",
+    wrap: "wide",
+    cell: (thread) => <a href={href(projectId, "threads", thread.id)}>{thread.title || "Untitled thread"}</a>
+  },
+  { title: "User", cell: (thread) => <Clip text={thread.user_id} /> },
+  { title: "Workspace", cell: (thread) => <Clip text={thread.workspace_id} /> },
+  { title: "Messages", num: true, cell: (thread) => formatCount(thread.message_count) },
+  { title: "Last message", cell: (thread) => <Time at={thread.last_message_at} /> },
+  { title: "Archived", cell: (thread) => archived(thread.is_archived) }
+]
 
 const ThreadList = ({ projectId, query }: ViewProps) => {
   const paging = readPaging(query)
-  const user = param(query, "user_id")
-  const workspace = param(query, "workspace_id")
   const urlParams = {
-    limit: paging.limit,
-    ...(paging.after ? { after: paging.after } : {}),
-    ...(user ? { user_id: user } : {}),
-    ...(workspace ? { workspace_id: workspace } : {}),
+    ...pageParams(paging),
+    ...textParams(query, ["user_id", "workspace_id"]),
     ...sharedFilters(query)
   }
   const loaded = useLoad(`${projectId}?${query}`, (signal) =>
@@ -64,55 +86,7 @@ const ThreadList = ({ projectId, query }: ViewProps) => {
   )
   return (
     <Show loaded={loaded} what="threads">
-      {({ threads }) => (
-        <>
-          {threads.length === 0 ? (
-            <Empty>{paging.after ? "No more threads." : "No threads match these filters."}</Empty>
-          ) : (
-            <TableWrap label="Threads">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Title</th>
-                    <th scope="col">User</th>
-                    <th scope="col">Workspace</th>
-                    <th scope="col" class="num">
-                      Messages
-                    </th>
-                    <th scope="col">Last message</th>
-                    <th scope="col">Archived</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {threads.map((thread) => (
-                    <tr key={thread.id}>
-                      <td class="wide">
-                        <a href={href(projectId, "threads", thread.id)}>{thread.title || "Untitled thread"}</a>
-                      </td>
-                      <td>
-                        <Clip text={thread.user_id} />
-                      </td>
-                      <td>
-                        <Clip text={thread.workspace_id} />
-                      </td>
-                      <td class="num">{formatCount(thread.message_count)}</td>
-                      <td>
-                        <Time at={thread.last_message_at} />
-                      </td>
-                      <td>{thread.is_archived ? <Badge>Archived</Badge> : "No"}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          )}
-          <Pager
-            paging={paging}
-            label="Threads"
-            next={threads.length === paging.limit ? threads[threads.length - 1]?.id : undefined}
-          />
-        </>
-      )}
+      {({ threads }) => <KeysetTable label="Threads" columns={columns(projectId)} rows={threads} paging={paging} />}
     </Show>
   )
 }
