@@ -12,6 +12,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { sendTrace } from "./dashboard-trace.js"
+import { prose } from "./payload.js"
 
 export interface SeedPlan {
   readonly baseUrl: string
@@ -31,28 +32,8 @@ export interface Seeded {
   readonly seconds: { readonly threads: number; readonly messages: number; readonly trace: number }
 }
 
-const WORDS = (
-  "the a of and to in for on with by from account region revenue renewal churn quarter growth customer order " +
-  "ticket report result record match score north south east west team plan active archived updated total " +
-  "average median rate share month year week daily weekly summary detail source page section table row " +
-  "column value field status open closed pending resolved priority high low medium owner agent user " +
-  "search query filter sort limit offset found returned missing error retry timeout cache hit miss"
-).split(" ")
-
-/** Deterministic prose of about `length` characters (xorshift over WORDS). */
-export const prose = (seed: number, length: number): string => {
-  let state = (seed * 2_654_435_761) >>> 0 || 1
-  let text = ""
-  while (text.length < length) {
-    state ^= state << 13
-    state ^= state >>> 17
-    state ^= state << 5
-    state >>>= 0
-    const word = WORDS[state % WORDS.length] ?? "the"
-    text += text === "" ? word : state % 11 === 0 ? `. ${word}` : ` ${word}`
-  }
-  return `${text.slice(0, length)}.`
-}
+/** Deterministic prose of about `length` characters, as the other benchmarks' payloads are made, ending a sentence. */
+const sentence = (seed: number, length: number): string => `${prose(seed, length)}.`
 
 const identity = (i: number) => ({ user: `user-${i % 100}`, workspace: `ws-${i % 10}` })
 
@@ -99,7 +80,7 @@ export const seed = async (plan: SeedPlan): Promise<Seeded> => {
       await post(
         plan,
         "/v1/threads",
-        { title: prose(i + 1, 24 + (i % 30)), last_message_at: new Date(now - i * 60_000).toISOString() },
+        { title: sentence(i + 1, 24 + (i % 30)), last_message_at: new Date(now - i * 60_000).toISOString() },
         identity(i)
       ),
       "thread_id"
@@ -113,7 +94,7 @@ export const seed = async (plan: SeedPlan): Promise<Seeded> => {
   let parent: string | null = null
   for (let i = 0; i < plan.messages; i++) {
     const role = i % 2 === 0 ? "user" : "assistant"
-    const text = prose(10_000 + i, role === "user" ? 80 + (i % 140) : 400 + ((i * 37) % 600))
+    const text = sentence(10_000 + i, role === "user" ? 80 + (i % 140) : 400 + ((i * 37) % 600))
     const content = { role, content: [{ type: "text", text }] }
     const answer = await post(
       plan,

@@ -45,7 +45,7 @@ const WORDS = (
  * that every tool result differs and the stored detail compresses about as
  * much as prose does, not like one sentence repeated.
  */
-const prose = (seed: number, length: number): string => {
+export const prose = (seed: number, length: number): string => {
   let state = (seed * 2_654_435_761) >>> 0 || 1
   let text = ""
   while (text.length < length) {

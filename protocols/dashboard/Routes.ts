@@ -23,15 +23,13 @@ import { clientAddress } from "../rest/ClientAddress.js"
 import { messagePage, rawJson } from "../rest/Messages.js"
 import { runsReply, traceReply, tracesReply } from "../rest/ProjectRead.js"
 import { answerRateLimited } from "../rest/RateLimit.js"
-import { csrfRefused, publicOriginOf, sameSiteCall, sessionCookie } from "./Session.js"
+import { csrfRefused, PublicSite, sameSiteCall, sessionCookie } from "./Session.js"
 
 export const DashboardSignInLive = HttpApiBuilder.group(Api, "dashboardSignIn", (handlers) =>
   Effect.gen(function* () {
     const sessions = yield* DashboardSessions
     const trustedProxies = yield* AppConfig.trustedProxies
-    const publicUrl = yield* AppConfig.publicUrl
-    const publicOrigin = publicOriginOf(publicUrl)
-    const secure = publicUrl.startsWith("https:")
+    const { origin: publicOrigin, secure } = yield* PublicSite
     return handlers.handle("signIn", ({ payload }) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -58,7 +56,7 @@ export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =
     const usage = yield* Usage
     const traces = yield* Traces
     const search = yield* Search
-    const secure = (yield* AppConfig.publicUrl).startsWith("https:")
+    const { secure } = yield* PublicSite
 
     /** The path's project, if this session may read it (404 otherwise). */
     const project = (path: { readonly project_id: string }) =>

@@ -48,13 +48,17 @@ export const sessionCookie = (
     ...(ending ? { maxAge: 0 } : {})
   })
 
-export const publicOriginOf = (publicUrl: string) => new URL(publicUrl).origin
+/** The gateway's own origin (what a changing call's `Origin` must be) and whether its cookie is Secure. */
+export const PublicSite = Effect.map(AppConfig.publicUrl, (url) => ({
+  origin: new URL(url).origin,
+  secure: url.startsWith("https:")
+}))
 
 export const DashboardSessionLive = Layer.effect(
   DashboardSession,
   Effect.gen(function* () {
     const sessions = yield* DashboardSessions
-    const publicOrigin = publicOriginOf(yield* AppConfig.publicUrl)
+    const { origin: publicOrigin } = yield* PublicSite
     return {
       session: () =>
         Effect.gen(function* () {
