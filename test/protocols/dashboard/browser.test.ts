@@ -27,14 +27,16 @@ const available = chromiumAvailable("test/protocols/dashboard/browser.test.ts")
 /**
  * A page on another origin that tries to sign the visitor out (fetch with the
  * header), and to sign them into the attacker's project with plain forms
- * (login CSRF): one urlencoded, one text/plain shaped as the JSON body.
+ * (login CSRF): one urlencoded, one text/plain shaped as the JSON body. The
+ * forms navigate the page itself: a top-level navigation always reports its
+ * response, where one into a frame the gateway refuses (`frame-ancestors
+ * 'none'`) may end as a failed request instead.
  */
 const attackPage = (gateway: string, attackerKey: string) => `<!doctype html><meta charset="utf-8">
-<form id="form" method="POST" action="${gateway}/v1/dashboard/session" target="sink">
-<input name="token" value="${attackerKey}"></form>
-<form id="json" method="POST" enctype="text/plain" action="${gateway}/v1/dashboard/session" target="sink">
-<input name='{"token":"${attackerKey}","x":"' value='"}'></form>
-<iframe name="sink"></iframe>
+<form id="form" method="POST" action="${gateway}/v1/dashboard/session">
+<input name="token" value="${attackerKey}"><button>form</button></form>
+<form id="json" method="POST" enctype="text/plain" action="${gateway}/v1/dashboard/session">
+<input name='{"token":"${attackerKey}","x":"' value='"}'><button>json</button></form>
 <script>
 window.signOut = () => fetch("${gateway}/v1/dashboard/session", {
   method: "DELETE", credentials: "include", headers: { "x-svc-dashboard": "1" }
@@ -54,6 +56,18 @@ const startAttacker = (html: string): Promise<{ port: number; close: () => Promi
       })
     )
   })
+
+/** A step's deadline in the CSRF test, well under the test's own. */
+const STEP_MS = 8_000
+
+/** The promise, or a failure naming the step once STEP_MS has passed. */
+const within = <A>(promise: Promise<A>, step: string): Promise<A> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${step}: no answer within ${STEP_MS} ms`)), STEP_MS)
+  })
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
+}
 
 const cookieValue = async (context: BrowserContext): Promise<string | undefined> =>
   (await context.cookies()).find((cookie) => cookie.name === SESSION_COOKIE)?.value
@@ -168,16 +182,20 @@ describe.skipIf(!available).each(stores)("the dashboard's session in Chromium ($
       // 127.0.0.1 on another port: another origin of the same site (the cookie goes along); localhost: another site.
       for (const origin of [`http://127.0.0.1:${attacker.port}`, `http://localhost:${attacker.port}`]) {
         const evil = await context.newPage()
+        // Each step has its own deadline, so that a stuck one names itself instead of the test's timeout.
+        evil.setDefaultTimeout(STEP_MS)
         await evil.goto(`${origin}/`)
         // A cross-origin fetch with the header needs a preflight the gateway never grants.
-        expect(await evil.evaluate("window.signOut()")).toBe("refused: TypeError")
+        expect(await within(evil.evaluate("window.signOut()"), `${origin}: the fetch`)).toBe("refused: TypeError")
         // Plain form posts have neither the header nor our Origin: refused, and no cookie is set.
         for (const form of ["form", "json"]) {
-          const answered = evil.waitForResponse((response) => response.url().endsWith("/v1/dashboard/session"))
-          await evil.evaluate((id) => (document.getElementById(id) as HTMLFormElement).submit(), form)
-          const response = await answered
-          expect(response.status(), form).toBeGreaterThanOrEqual(400)
-          expect(await response.headerValue("set-cookie"), form).toBeNull()
+          await evil.goto(`${origin}/`)
+          const [response] = await Promise.all([
+            evil.waitForResponse((answer) => answer.url().endsWith("/v1/dashboard/session")),
+            evil.getByRole("button", { name: form }).click()
+          ])
+          expect(response.status(), `${origin}: ${form}`).toBeGreaterThanOrEqual(400)
+          expect(await response.headerValue("set-cookie"), `${origin}: ${form}`).toBeNull()
         }
         await evil.close()
       }
