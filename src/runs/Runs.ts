@@ -13,6 +13,17 @@ import { RunsRepo } from "./RunsRepo.js"
 
 export type { DerivedRunRow } from "./RunsRepo.js"
 
+/**
+ * The run's tool calls, counted once each by `tool_call_id` across the
+ * top-level list and the steps' lists: the client library reports each call
+ * in both, another client may report them in the steps only.
+ */
+export const toolCallCount = (input: Pick<RunReport, "tool_calls" | "steps">): number =>
+  new Set([
+    ...(input.tool_calls ?? []).map((call) => call.tool_call_id),
+    ...(input.steps ?? []).flatMap((step) => (step.tool_calls ?? []).map((call) => call.tool_call_id))
+  ]).size
+
 export class Runs extends Effect.Service<Runs>()("svc/Runs", {
   dependencies: [RunsRepo.Default, Usage.Default, Outbox.Default],
   effect: Effect.gen(function* () {
@@ -59,7 +70,7 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
           durationMs: input.duration_ms ?? null,
           firstTokenMs: input.first_token_ms ?? null,
           totalSteps: input.total_steps ?? null,
-          toolCallCount: input.tool_calls?.length ?? 0,
+          toolCallCount: toolCallCount(input),
           error: input.error ?? null,
           errorCode: input.error_code ?? null,
           traceId: input.trace_id ?? null,

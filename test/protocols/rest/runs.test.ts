@@ -315,6 +315,21 @@ describe.each(stores)("run reports ($name)", (storeUnderTest) => {
     })
   })
 
+  it("counts each tool call once by its id, whether reported at the top, in the steps, or in both", async () => {
+    const count = async (body: Record<string, unknown>) => {
+      const reply = await report(alice, { thread_id: thread, status: "completed", ...body })
+      expect(reply.status, reply.text).toBe(201)
+      return (await read(`/runs/${reply.body.run_id}`)).body.tool_call_count
+    }
+    expect(await count({ steps: [{ tool_calls: [toolCall(1)] }, { tool_calls: [toolCall(2), toolCall(3)] }] })).toBe(3)
+    // The client library reports each call at the top and in its step: once each.
+    expect(
+      await count({ tool_calls: [toolCall(1), toolCall(2)], steps: [{ tool_calls: [toolCall(1), toolCall(2)] }] })
+    ).toBe(2)
+    expect(await count({ tool_calls: [toolCall(1)], steps: [{ tool_calls: [toolCall(2)] }] })).toBe(2)
+    expect(await count({})).toBe(0)
+  })
+
   it("cost_usd, root_span_id and user_message_id are in the list too (cost_details only in full); null when not reported", async () => {
     const costly = await report(alice, {
       thread_id: thread,
