@@ -85,7 +85,10 @@ export const DashboardThreadDetail = Schema.Struct({
 export const ScoreSummaryQuery = Schema.Struct({
   name: Schema.optional(StorableString),
   data_type: Schema.optional(ScoreDataType),
-  source: Schema.optional(ScoreSource)
+  source: Schema.optional(ScoreSource),
+  thread_id: Schema.optional(StorableString),
+  message_id: Schema.optional(StorableString),
+  run_id: Schema.optional(StorableString)
 })
 export type ScoreSummaryQuery = typeof ScoreSummaryQuery.Type
 

@@ -191,7 +191,7 @@ export class DashboardGroup extends HttpApiGroup.make("dashboard")
       "scoreSummary",
       "/dashboard/projects/:project_id/scores/summary",
       "Score distributions",
-      "Per score name (at most 50, most scored first): its count and distribution: categories as counts, numbers as a 10-bucket histogram, booleans as true and false counts."
+      "Per score name (at most 50, most scored first) among the scores the filters select (as the score list's): its count and distribution: categories as counts, numbers as a 10-bucket histogram, booleans as true and false counts."
     )
       .setPath(DashboardProjectPath)
       .setUrlParams(ScoreSummaryQuery)

@@ -14,6 +14,9 @@ export interface SummaryFilters {
   readonly name: string | undefined
   readonly dataType: string | undefined
   readonly source: ScoreSource | undefined
+  readonly threadId: string | undefined
+  readonly messageId: string | undefined
+  readonly runId: string | undefined
 }
 
 /** One name and data type: how many scores, their least and largest value, how many are true (1) and false (0). */
@@ -56,6 +59,9 @@ export class ScoreSummaryRepo extends Effect.Service<ScoreSummaryRepo>()("svc/Sc
       if (filters.name !== undefined) conditions.push(sql`s.name = ${filters.name}`)
       if (filters.dataType !== undefined) conditions.push(sql`s.data_type = ${filters.dataType}`)
       if (filters.source !== undefined) conditions.push(sourceCondition(sql, filters.source))
+      if (filters.threadId !== undefined) conditions.push(sql`s.thread_id = ${filters.threadId}`)
+      if (filters.messageId !== undefined) conditions.push(sql`s.message_id = ${filters.messageId}`)
+      if (filters.runId !== undefined) conditions.push(sql`s.run_id = ${filters.runId}`)
       return sql.and(conditions)
     }
 

@@ -115,12 +115,19 @@ export class Scores extends Effect.Service<Scores>()("svc/Scores", {
     })
 
     /**
-     * Per name and data type (at most 50, most scored first), with the list's name, data_type and
-     * source filters: how many scores; categorical: the 20 most frequent values; numeric: a histogram
+     * Per name and data type (at most 50, most scored first), with the list's filters (name,
+     * data_type, source, thread, message, run): how many scores; categorical: the 20 most frequent values; numeric: a histogram
      * of 10 buckets of equal width between min and max; boolean: how many are true and false.
      */
     const summary = fn("Scores.summary")(function* (projectId: string, query: ScoreSummaryQuery) {
-      const filters = { name: query.name, dataType: query.data_type, source: query.source }
+      const filters = {
+        name: query.name,
+        dataType: query.data_type,
+        source: query.source,
+        threadId: query.thread_id,
+        messageId: query.message_id,
+        runId: query.run_id
+      }
       const names = yield* summaries.names(projectId, filters, SUMMARY_NAMES_MAX)
       const categorical = names.filter((row) => row.data_type === "categorical").map((row) => row.name)
       const spread = names.filter(hasSpread).map((row) => ({ name: row.name, thresholds: innerEdges(row) }))

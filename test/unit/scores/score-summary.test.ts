@@ -17,9 +17,10 @@ import { type CreateScore, ScoreListQuery } from "../../../schema/Score.js"
 import * as Database from "../../../src/platform/db/Database.js"
 import { ProjectAdmin } from "../../../src/projects/ProjectAdmin.js"
 import { Scores } from "../../../src/scores/Scores.js"
+import { Threads } from "../../../src/threads/Threads.js"
 import { stores } from "../../support/layers.js"
 
-const services = Layer.mergeAll(Scores.Default, ProjectAdmin.Default)
+const services = Layer.mergeAll(Scores.Default, ProjectAdmin.Default, Threads.Default)
 type Services = Layer.Layer.Success<typeof services> | SqlClient.SqlClient
 
 describe.each(stores)("score filters and summary ($name)", (storeUnderTest) => {
@@ -30,6 +31,9 @@ describe.each(stores)("score filters and summary ($name)", (storeUnderTest) => {
   let manyNamesProject: string
   /** The ids of the scores the evaluator wrote. */
   let byEvaluator: Array<string> = []
+  /** A thread with scores of its own. */
+  let threadId: string
+  let otherProject: string
 
   beforeAll(async () => {
     const made = await storeUnderTest.make()
@@ -65,6 +69,13 @@ describe.each(stores)("score filters and summary ($name)", (storeUnderTest) => {
         yield* give({ name: "mixed", data_type: "numeric", value: 1 })
         yield* give({ name: "mixed", data_type: "categorical", string_value: "one" })
         yield* give({ name: "quality", data_type: "numeric", value: 99 }, { ...alice, projectId: otherProjectId })
+        // In the other project, two scores of a thread: a distribution filtered to the thread counts these only.
+        otherProject = otherProjectId
+        const bob: CallerShape = { ...alice, projectId: otherProjectId }
+        threadId = (yield* (yield* Threads).create(bob, { last_message_at: new Date() })).id
+        for (const value of [true, false]) {
+          yield* give({ name: "helpful", data_type: "boolean", value, thread_id: threadId }, bob)
+        }
         // An evaluator's scores: written as the evaluator job writes them, each named by an evaluation.
         yield* sql`INSERT INTO evaluators (project_id, id, name, kind, target, field, sampling_rate, categories)
           VALUES (${projectId}, 'evl_1', 'tone', 'rule', 'run', 'output_text', 1, '[]')`
@@ -229,6 +240,21 @@ describe.each(stores)("score filters and summary ($name)", (storeUnderTest) => {
       categories: [{ value: "refusal", count: 1 }]
     })
     expect((await summary({ name: "nothing" })).names).toEqual([])
+  })
+
+  it("filters by thread, as the score list does", async () => {
+    const names = async (params: Record<string, string>) =>
+      (await summary(params, otherProject)).names.map((row) => `${row.name}/${row.count}`)
+    expect(await names({})).toEqual(["helpful/2", "quality/1"])
+    expect((await summary({ thread_id: threadId }, otherProject)).names).toEqual([
+      expect.objectContaining({ name: "helpful", count: 2, booleans: { true: 1, false: 1 } })
+    ])
+    expect(await names({ thread_id: threadId, name: "quality" })).toEqual([])
+    expect(await names({ thread_id: "thread_none" })).toEqual([])
+    expect(await names({ run_id: "run_none" })).toEqual([])
+    expect(await names({ message_id: "msg_none" })).toEqual([])
+    // The thread is another project's: this project's distributions filtered to it are empty.
+    expect((await summary({ thread_id: threadId })).names).toEqual([])
   })
 
   it("answers at most 50 names, the most scored", async () => {
