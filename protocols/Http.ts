@@ -17,6 +17,7 @@ import { Usage } from "../src/usage/Usage.js"
 import { accessLog } from "./AccessLog.js"
 import { BlobRoutes } from "./Blobs.js"
 import { DashboardRoutes } from "./dashboard/Assets.js"
+import { DashboardOperateLive } from "./dashboard/Operate.js"
 import { DashboardLive, DashboardSignInLive } from "./dashboard/Routes.js"
 import { DashboardSessionLive } from "./dashboard/Session.js"
 import { HealthRoutes } from "./Health.js"
@@ -64,7 +65,8 @@ const ApiRoutes = HttpLayerRouter.addHttpApi(Api, { openapiPath: OPENAPI_PATH })
     WebhooksLive,
     AlertsLive,
     DashboardSignInLive,
-    DashboardLive
+    DashboardLive,
+    DashboardOperateLive
   ]),
   Layer.provide(TitlesLive),
   Layer.provide(FilesLive),

@@ -4,6 +4,7 @@ import { AdminGroup } from "./Api/Admin.js"
 import { AlertsGroup } from "./Api/Alerts.js"
 import { AuthGroup } from "./Api/Auth.js"
 import { DashboardGroup, DashboardSignInGroup } from "./Api/Dashboard.js"
+import { DashboardOperateGroup } from "./Api/DashboardOperate.js"
 import { ErasureGroup } from "./Api/Erasure.js"
 import { EvaluatorsGroup } from "./Api/Evaluators.js"
 import { EventsGroup } from "./Api/Events.js"
@@ -46,6 +47,7 @@ const Declared = HttpApi.make("svc")
   .add(AlertsGroup)
   .add(DashboardSignInGroup)
   .add(DashboardGroup)
+  .add(DashboardOperateGroup)
   .addError(InvalidRequest)
   .addError(PayloadTooLarge)
   .addError(UnsupportedMediaType)

@@ -52,7 +52,8 @@ export const UserErasure = Schema.Struct({
   erasure_id: Id,
   user_sha256: Schema.String.annotations({ description: "SHA-256 (hex) of the erased user id" }),
   requested_by: Schema.String.annotations({
-    description: "`admin-api` (the admin token), or `cli:<operating-system user>` for `svc user erase`"
+    description:
+      "`admin-api` (the admin token), `dashboard` (an admin session of the dashboard), or `cli:<operating-system user>` for `svc user erase`"
   }),
   started_at: Timestamp,
   finished_at: Timestamp,

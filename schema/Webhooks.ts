@@ -76,6 +76,7 @@ export const DeliveryAttempt = Schema.Struct({
 })
 
 export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed")
+export type DeliveryStatus = typeof DeliveryStatus.Type
 
 export const Delivery = Schema.Struct({
   id: Id.annotations({ description: "the `webhook-id` header: the same on every attempt" }),
@@ -92,3 +93,8 @@ export const Delivery = Schema.Struct({
 export type Delivery = typeof Delivery.Type
 
 export const DeliveryList = Schema.Struct({ deliveries: Schema.Array(Delivery) })
+
+/** The delivery log's filter: one status, or every delivery. */
+export const DeliveryListQuery = Schema.Struct({
+  status: Schema.optional(DeliveryStatus).annotations({ description: "only deliveries in this state" })
+})

@@ -7,10 +7,11 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidRequest, Issue } from "../../schema/Errors.js"
-import { CreateWebhook, type Delivery, WEBHOOK_EVENTS } from "../../schema/Webhooks.js"
+import { CreateWebhook, type Delivery, DeliveryStatus, WEBHOOK_EVENTS } from "../../schema/Webhooks.js"
 import { Webhooks } from "../../src/webhooks/Webhooks.js"
 import { print } from "./Output.js"
 
@@ -80,11 +81,18 @@ const deliveryLine = (delivery: Delivery) =>
     `next ${iso(delivery.next_attempt_at)}`
   ].join("\t")
 
-export const webhookDeliveries = Command.make("deliveries", { projectId, webhookId }, ({ projectId, webhookId }) =>
-  Effect.gen(function* () {
-    const deliveries = yield* (yield* Webhooks).deliveries(projectId, webhookId)
-    yield* print({ deliveries }, deliveries.map(deliveryLine).join("\n") || "no deliveries")
-  })
+const deliveryStatus = Options.optional(
+  Options.choice("status", DeliveryStatus.literals).pipe(Options.withDescription("only deliveries in this state"))
+)
+
+export const webhookDeliveries = Command.make(
+  "deliveries",
+  { projectId, webhookId, status: deliveryStatus },
+  ({ projectId, webhookId, status }) =>
+    Effect.gen(function* () {
+      const deliveries = yield* (yield* Webhooks).deliveries(projectId, webhookId, Option.getOrUndefined(status))
+      yield* print({ deliveries }, deliveries.map(deliveryLine).join("\n") || "no deliveries")
+    })
 )
 
 export const webhookRedeliver = Command.make(

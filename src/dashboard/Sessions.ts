@@ -5,14 +5,17 @@
  * 12 hours without use, at sign-out, when the API key that opened it is
  * revoked or expires, and when ADMIN_TOKEN changes. What a session may see:
  * the admin every project, a key's session its own project only (another
- * project's id is 404, as for any resource of another tenant).
+ * project's id is 404, as for any resource of another tenant). What a
+ * session may change, and the operating views beyond a project's settings
+ * (keys, alerts, evaluators, webhooks, erasure, jobs): the admin's only; a
+ * key's session gets 403 in its own project (docs/dashboard.md "Roles").
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { DashboardCallerShape } from "../../schema/Api/Dashboard.js"
-import { notFound } from "../../schema/Errors.js"
+import { Forbidden, notFound } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { ApiKeys } from "../auth/ApiKeys.js"
 import { AppConfig } from "../platform/Config.js"
@@ -24,6 +27,9 @@ import { SessionsRepo } from "./SessionsRepo.js"
 
 /** The token is neither the admin token nor a live API key. */
 export class SignInRefused extends Data.TaggedError("SignInRefused")<{ readonly message: string }> {}
+
+/** What a key's session gets from an operating call: it may read its project, not run it. */
+const adminOnly = new Forbidden({ message: "only a session opened with the admin token may do this" })
 
 const IDLE_SECONDS = Limits.dashboard.sessionIdleHours * 3600
 const SECRET_PATTERN = /^ds_[A-Za-z0-9_-]{43}$/
@@ -95,6 +101,22 @@ export class DashboardSessions extends Effect.Service<DashboardSessions>()("svc/
       return (yield* projects.require(projectId)).id
     })
 
-    return { signIn, resolve, signOut, projectsOf, scope } as const
+    /**
+     * `projectId` if the session may operate it (change settings, see keys,
+     * alerts, evaluators, webhooks, erasures): the admin's session only; a
+     * key's session 403 in its own project, 404 in another.
+     */
+    const manage = fn("DashboardSessions.manage")(function* (caller: DashboardCallerShape, projectId: string) {
+      const scoped = yield* scope(caller, projectId)
+      if (caller.kind !== "admin") return yield* Effect.fail(adminOnly)
+      return scoped
+    })
+
+    /** The gateway's own operations (jobs): the admin's session only, 403 otherwise. */
+    const manageGateway = fn("DashboardSessions.manageGateway")(function* (caller: DashboardCallerShape) {
+      if (caller.kind !== "admin") return yield* Effect.fail(adminOnly)
+    })
+
+    return { signIn, resolve, signOut, projectsOf, scope, manage, manageGateway } as const
   })
 }) {}

@@ -20,6 +20,8 @@ export const ERASURE_BATCH = 200
 const THREADS_PER_BATCH = 50
 /** Traces whose spans go in one statement (a trace keeps at most 500 spans). */
 const TRACES_PER_BATCH = 20
+/** Blob stats a preview has in flight at once (each an HTTP request on S3). */
+const PREVIEW_STATS_AT_ONCE = 8
 /** Erasures the log answers (newest first). */
 export const ERASURE_LIST_MAX = 1000
 
@@ -246,12 +248,48 @@ export class Erasure extends Effect.Service<Erasure>()("svc/Erasure", {
       return erasureOf(yield* repo.finish(projectId, erasureId))
     })
 
+    /**
+     * What `erase` would delete for the user now, by kind, deleting nothing
+     * and writing no record: the same user id and project checks, and the
+     * same selection (ErasureRepo.countsOf; docs/decisions.md "Erasure of one
+     * user"). Rows are counted in SQL, one statement, whatever their number.
+     * Attachments as `erase` counts them: the distinct keys of this project
+     * named in the doomed threads' metadata and messages' content whose blob
+     * is there (a stat each). The store answers the keys only (a second
+     * statement, ErasureRepo.attachmentKeysNamed, which says what it costs),
+     * so what is held is a string per distinct key, as `erase` holds them
+     * (its seen keys); the stats go PREVIEW_STATS_AT_ONCE at a time. Two
+     * reads, no snapshot shared: a write between them may show in one only.
+     * An erasure of the user cut short before is not added in: its record
+     * already holds what it deleted, and `erase` answers that plus this.
+     */
+    const preview = fn("Erasure.preview")(function* (projectId: string, rawUserId: string) {
+      const userId = yield* decodeUserId(rawUserId)
+      yield* requireProject(projectId)
+      const rows = yield* repo.countsOf(projectId, userId, workspaceSegment(userId))
+      const named = yield* repo.attachmentKeysNamed(projectId, userId, `${projectId}/`, KEY_IN_TEXT.source)
+      // KEY_IN_TEXT found them; what attachmentKeysIn keeps of those (a key this service made, of this project).
+      const keys = named.filter((key) => parseKey(key)?.projectId === projectId)
+      let attachments = 0
+      yield* Effect.forEach(
+        keys,
+        (key) =>
+          Effect.map(blobs.stat(key), (stored) => {
+            if (Option.isSome(stored)) attachments += 1
+          }),
+        { concurrency: PREVIEW_STATS_AT_ONCE, discard: true }
+      )
+      const counts = zeroCounts()
+      for (const key of COUNT_KEYS) counts[key] = key === "attachments" ? attachments : Number(rows[key])
+      return counts satisfies ErasureCounts
+    })
+
     /** The project's erasures, newest first (at most ERASURE_LIST_MAX). */
     const list = fn("Erasure.list")(function* (projectId: string) {
       yield* requireProject(projectId)
       return (yield* repo.list(projectId, ERASURE_LIST_MAX)).map(erasureOf)
     })
 
-    return { erase, list } as const
+    return { erase, preview, list } as const
   })
 }) {}

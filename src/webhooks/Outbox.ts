@@ -9,7 +9,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { notFound } from "../../schema/Errors.js"
-import type { Delivery, WebhookEventType } from "../../schema/Webhooks.js"
+import type { Delivery, DeliveryStatus, WebhookEventType } from "../../schema/Webhooks.js"
 import { newId } from "../platform/Ids.js"
 import { TtlCache } from "../platform/TtlCache.js"
 import { fn } from "../platform/telemetry/Traced.js"
@@ -231,8 +231,8 @@ export class Outbox extends Effect.Service<Outbox>()("svc/Outbox", {
     })
 
     /** A subscription's deliveries, newest first. */
-    const deliveries = (projectId: string, webhookId: string) =>
-      Effect.map(repo.listDeliveries(projectId, webhookId, DELIVERIES_LISTED), (rows) => rows.map(deliveryOf))
+    const deliveries = (projectId: string, webhookId: string, status?: DeliveryStatus) =>
+      Effect.map(repo.listDeliveries(projectId, webhookId, DELIVERIES_LISTED, status), (rows) => rows.map(deliveryOf))
 
     /** Due again now, with a fresh 24-hour window, whatever its state (delivered ones too). */
     const redeliver = (projectId: string, webhookId: string, deliveryId: string) =>

@@ -7,6 +7,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import type { DeliveryStatus } from "../../schema/Webhooks.js"
 import { inTransaction } from "../platform/db/SqlErrors.js"
 import { isoTimestampSql } from "../platform/db/SqlText.js"
 import { fn } from "../platform/telemetry/Traced.js"
@@ -161,9 +162,10 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("svc/OutboxRepo", {
           lease_until = NULL, leased_by = NULL
         WHERE project_id = ${projectId} AND id = ${id} AND leased_by = ${holder}`.pipe(Effect.asVoid)
 
-    const listDeliveries = (projectId: string, webhookId: string, limit: number) =>
+    const listDeliveries = (projectId: string, webhookId: string, limit: number, status: DeliveryStatus | undefined) =>
       sql<DeliveryRow>`SELECT ${deliveryColumns} FROM webhook_deliveries
         WHERE project_id = ${projectId} AND webhook_id = ${webhookId}
+          ${status === undefined ? sql`` : sql`AND status = ${status}`}
         ORDER BY id DESC LIMIT ${limit}`
 
     /** Due again now, with a new retry window; its log stays. */

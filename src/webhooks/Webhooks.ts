@@ -1,7 +1,13 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { Conflict, invalid, notFound } from "../../schema/Errors.js"
-import { type CreateWebhook, WEBHOOK_LIMITS, type Webhook, type WebhookCreated } from "../../schema/Webhooks.js"
+import {
+  type CreateWebhook,
+  type DeliveryStatus,
+  WEBHOOK_LIMITS,
+  type Webhook,
+  type WebhookCreated
+} from "../../schema/Webhooks.js"
 import { AppConfig } from "../platform/Config.js"
 import { newId } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
@@ -84,10 +90,14 @@ export class Webhooks extends Effect.Service<Webhooks>()("svc/Webhooks", {
         )
       )
 
-    /** The subscription's deliveries (newest first). */
-    const deliveries = fn("Webhooks.deliveries")(function* (projectId: string, webhookId: string) {
+    /** The subscription's deliveries (newest first), those in `status` only when given. */
+    const deliveries = fn("Webhooks.deliveries")(function* (
+      projectId: string,
+      webhookId: string,
+      status?: DeliveryStatus
+    ) {
       yield* requireWebhook(projectId, webhookId)
-      return yield* outbox.deliveries(projectId, webhookId)
+      return yield* outbox.deliveries(projectId, webhookId, status)
     })
 
     /** Due again now, with a fresh 24-hour window, whatever its state (delivered ones too). */

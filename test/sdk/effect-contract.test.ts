@@ -21,7 +21,8 @@ const LEFT_OUT: Record<string, string> = {
   sessions: "the anonymous auth mode calls these itself",
   titles: "a streamed text/plain answer: runs.stream wraps it as a Stream",
   dashboardSignIn: "the dashboard's page: its own client over DashboardApi, with a session cookie",
-  dashboard: "the dashboard's page: its own client over DashboardApi, with a session cookie"
+  dashboard: "the dashboard's page: its own client over DashboardApi, with a session cookie",
+  dashboardOperate: "the dashboard's page: its own client over DashboardApi, with a session cookie"
 }
 
 const endpointsOf = (api: { readonly groups: Record<string, { readonly endpoints: Record<string, unknown> }> }) =>

@@ -95,6 +95,10 @@ describe.each(stores)("svc webhook commands on the $name store", (given) => {
     const deliveryId = pending.deliveries[0].id as string
     const log = await runCli(["webhook", "deliveries", "--project", project.project_id, "--id", created.id], env)
     expect(log.stdout).toContain(`${deliveryId}\tthread.created\tdelivered\tattempts 1\tcodes 204`)
+    const byStatus = (status: string) =>
+      json(["webhook", "deliveries", "--project", project.project_id, "--id", created.id, "--status", status])
+    expect((await byStatus("delivered")).deliveries.map((d: { id: string }) => d.id)).toEqual([deliveryId])
+    expect((await byStatus("pending")).deliveries).toEqual([])
 
     const again = await json([
       "webhook",

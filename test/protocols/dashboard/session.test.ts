@@ -17,22 +17,7 @@ import {
   stores,
   useGateway
 } from "../../support/layers.js"
-
-const SAME_SITE = (gateway: Gateway) => ({ origin: gateway.baseUrl, "x-svc-dashboard": "1" })
-
-/** Each sign-in from an address of its own (the gateway trusts 127.0.0.1 as a proxy), clear of the rate limit. */
-let addresses = 0
-const nextAddress = () => `10.0.${Math.floor(++addresses / 250)}.${addresses % 250}`
-
-/** Signs in with `token`; the session cookie (`svc_session=...`) and the reply. */
-const signIn = async (gateway: Gateway, token: string, headers: Record<string, string> = SAME_SITE(gateway)) => {
-  const reply = await call(gateway.baseUrl, "POST", "/v1/dashboard/session", {
-    body: { token },
-    headers: { "x-forwarded-for": nextAddress(), ...headers }
-  })
-  const setCookie = reply.headers.get("set-cookie") ?? ""
-  return { reply, setCookie, cookie: setCookie.split(";")[0] ?? "" }
-}
+import { SAME_SITE, signIn } from "./http-support.js"
 
 const as =
   (gateway: Gateway, cookie: string) =>
