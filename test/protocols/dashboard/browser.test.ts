@@ -52,7 +52,12 @@ const startAttacker = (html: string): Promise<{ port: number; close: () => Promi
     server.listen(0, "127.0.0.1", () =>
       resolve({
         port: (server.address() as AddressInfo).port,
-        close: () => new Promise((done) => server.close(() => done()))
+        // The browser may keep a connection open (keep-alive, or one opened ahead of a request): cut them all.
+        close: () =>
+          new Promise((done) => {
+            server.close(() => done())
+            server.closeAllConnections()
+          })
       })
     )
   })
@@ -170,45 +175,57 @@ describe.skipIf(!available).each(stores)("the dashboard's session in Chromium ($
     await shown(page.getByRole("heading", { level: 1, name: "Runs" }))
   })
 
-  it("keeps the session when a page of another origin tries to sign the visitor out or in (CSRF)", async () => {
-    const context = await signedInContext(browser, gateway, ADMIN_TOKEN)
-    const page = await newPage(context)
-    await page.goto(`${gateway.baseUrl}/dashboard/projects/${project.project_id}/threads`)
-    await shown(page.getByRole("button", { name: "Sign out" }))
-    const before = await cookieValue(context)
+  // Every step has its own deadline (STEP_MS) that names it; the test's own is the sum of a dozen of them, so that
+  // on a loaded machine a slow but moving run passes and a stuck step fails with its name.
+  it(
+    "keeps the session when a page of another origin tries to sign the visitor out or in (CSRF)",
+    async () => {
+      const context = await within(signedInContext(browser, gateway, ADMIN_TOKEN), "signing in over HTTP")
+      const page = await newPage(context)
+      page.setDefaultTimeout(STEP_MS)
+      await within(
+        page.goto(`${gateway.baseUrl}/dashboard/projects/${project.project_id}/threads`),
+        "opening the dashboard"
+      )
+      await shown(page.getByRole("button", { name: "Sign out" }), STEP_MS)
+      const before = await cookieValue(context)
 
-    const attacker = await startAttacker(attackPage(gateway.baseUrl, other.api_key))
-    try {
-      // 127.0.0.1 on another port: another origin of the same site (the cookie goes along); localhost: another site.
-      for (const origin of [`http://127.0.0.1:${attacker.port}`, `http://localhost:${attacker.port}`]) {
-        const evil = await context.newPage()
-        // Each step has its own deadline, so that a stuck one names itself instead of the test's timeout.
-        evil.setDefaultTimeout(STEP_MS)
-        await evil.goto(`${origin}/`)
-        // A cross-origin fetch with the header needs a preflight the gateway never grants.
-        expect(await within(evil.evaluate("window.signOut()"), `${origin}: the fetch`)).toBe("refused: TypeError")
-        // Plain form posts have neither the header nor our Origin: refused, and no cookie is set.
-        for (const form of ["form", "json"]) {
-          await evil.goto(`${origin}/`)
-          const [response] = await Promise.all([
-            evil.waitForResponse((answer) => answer.url().endsWith("/v1/dashboard/session")),
-            evil.getByRole("button", { name: form }).click()
-          ])
-          expect(response.status(), `${origin}: ${form}`).toBeGreaterThanOrEqual(400)
-          expect(await response.headerValue("set-cookie"), `${origin}: ${form}`).toBeNull()
+      const attacker = await within(startAttacker(attackPage(gateway.baseUrl, other.api_key)), "starting the attacker")
+      try {
+        // 127.0.0.1 on another port: another origin of the same site (the cookie goes along); localhost: another site.
+        for (const origin of [`http://127.0.0.1:${attacker.port}`, `http://localhost:${attacker.port}`]) {
+          const evil = await within(context.newPage(), `${origin}: a new page`)
+          evil.setDefaultTimeout(STEP_MS)
+          await within(evil.goto(`${origin}/`), `${origin}: opening the attacker's page`)
+          // A cross-origin fetch with the header needs a preflight the gateway never grants.
+          expect(await within(evil.evaluate("window.signOut()"), `${origin}: the fetch`)).toBe("refused: TypeError")
+          // Plain form posts have neither the header nor our Origin: refused, and no cookie is set.
+          for (const form of ["form", "json"]) {
+            await within(evil.goto(`${origin}/`), `${origin}: reopening the attacker's page for ${form}`)
+            const [response] = await within(
+              Promise.all([
+                evil.waitForResponse((answer) => answer.url().endsWith("/v1/dashboard/session")),
+                evil.getByRole("button", { name: form }).click()
+              ]),
+              `${origin}: posting ${form}`
+            )
+            expect(response.status(), `${origin}: ${form}`).toBeGreaterThanOrEqual(400)
+            expect(await response.headerValue("set-cookie"), `${origin}: ${form}`).toBeNull()
+          }
+          await within(evil.close(), `${origin}: closing the attacker's page`)
         }
-        await evil.close()
+      } finally {
+        await within(attacker.close(), "stopping the attacker")
       }
-    } finally {
-      await attacker.close()
-    }
 
-    expect(await cookieValue(context)).toBe(before)
-    expect(await sessionStatus(gateway, before ?? "")).toBe(200)
-    await page.reload()
-    await shown(page.getByRole("combobox", { name: "Project" }))
-    await shown(page.getByRole("heading", { level: 1, name: "Threads" }))
-  })
+      expect(await cookieValue(context)).toBe(before)
+      expect(await within(sessionStatus(gateway, before ?? ""), "the session's status")).toBe(200)
+      await within(page.reload(), "reloading the dashboard")
+      await shown(page.getByRole("combobox", { name: "Project" }), STEP_MS)
+      await shown(page.getByRole("heading", { level: 1, name: "Threads" }), STEP_MS)
+    },
+    20 * STEP_MS
+  )
 
   it("keeps an API key's session out of another project: not found, and none of its data", async () => {
     const page = await newPage()
