@@ -6,14 +6,15 @@ import { Shell } from "./Shell.js"
 import { SignIn } from "./SignIn.js"
 import { ErrorText, Loading } from "./ui.js"
 
-type Session =
+export type Session =
   | { readonly state: "checking" }
   | { readonly state: "signedOut"; readonly notice: string | undefined }
   | { readonly state: "signedIn"; readonly info: SessionInfo }
   | { readonly state: "failed"; readonly error: CallError }
 
-const fetchSession = (): Promise<Session> =>
-  run(client.dashboard.session()).then(
+/** Asks who the session is: signed in, signed out (401), or failed. */
+export const checkSession = (): Promise<Session> =>
+  run(client.session()).then(
     (info): Session => ({ state: "signedIn", info }),
     (error: unknown): Session => {
       if (isCallError(error) && error.unauthorized) return { state: "signedOut", notice: undefined }
@@ -21,14 +22,15 @@ const fetchSession = (): Promise<Session> =>
     }
   )
 
-export const App = () => {
+/** `first`: the session check, started before the app is drawn (main.tsx). */
+export const App = ({ first }: { readonly first: Promise<Session> }) => {
   const [session, setSession] = useState<Session>({ state: "checking" })
   const check = () => {
     setSession({ state: "checking" })
-    fetchSession().then(setSession)
+    checkSession().then(setSession)
   }
   useEffect(() => {
-    fetchSession().then((next) =>
+    first.then((next) =>
       // A 401 while checking already said "signed out"; keep the first word.
       setSession((now) => (now.state === "signedOut" ? now : next))
     )

@@ -2,25 +2,9 @@
 import { useEffect, useState } from "preact/hooks"
 import type { SessionInfo } from "../schema/Dashboard.js"
 import { client, run } from "./api.js"
-import { BASE, href, interceptClicks, navigate, SECTIONS, type Section, useLocation, type ViewProps } from "./router.js"
-import { Empty, useTitle } from "./ui.js"
-import { Overview } from "./views/Overview.js"
-import { RunDetail } from "./views/RunDetail.js"
-import { Runs } from "./views/Runs.js"
-import { Scores } from "./views/Scores.js"
-import { ThreadDetail } from "./views/ThreadDetail.js"
-import { Threads } from "./views/Threads.js"
-import { TraceDetail } from "./views/TraceDetail.js"
-import { Traces } from "./views/Traces.js"
-
-const View = (props: ViewProps & { readonly section: Section; readonly itemId: string | undefined }) => {
-  const { section, itemId } = props
-  if (section === "overview") return <Overview {...props} />
-  if (section === "threads") return itemId ? <ThreadDetail {...props} threadId={itemId} /> : <Threads {...props} />
-  if (section === "runs") return itemId ? <RunDetail {...props} runId={itemId} /> : <Runs {...props} />
-  if (section === "traces") return itemId ? <TraceDetail {...props} traceId={itemId} /> : <Traces {...props} />
-  return <Scores {...props} />
-}
+import { BASE, href, interceptClicks, navigate, SECTIONS, useLocation } from "./router.js"
+import { Empty, ErrorText, Loading, useTitle } from "./ui.js"
+import { useViews } from "./views.js"
 
 const NotFound = ({ what }: { readonly what: string }) => {
   useTitle("Not found")
@@ -36,6 +20,7 @@ const NotFound = ({ what }: { readonly what: string }) => {
 
 export const Shell = (props: { readonly info: SessionInfo; readonly onSignedOut: () => void }) => {
   const { route, query } = useLocation()
+  const views = useViews()
   const { projects } = props.info
   const [signingOut, setSigningOut] = useState(false)
   const first = projects[0]
@@ -51,7 +36,7 @@ export const Shell = (props: { readonly info: SessionInfo; readonly onSignedOut:
   const signOut = async () => {
     setSigningOut(true)
     try {
-      await run(client.dashboard.signOut())
+      await run(client.signOut())
     } catch {
       // Signed out either way: a lost session is what we wanted.
     }
@@ -111,8 +96,12 @@ export const Shell = (props: { readonly info: SessionInfo; readonly onSignedOut:
           <NotFound what="There is no page at this address." />
         ) : route.kind === "home" ? null : !project ? (
           <NotFound what="This project does not exist or this session may not open it." />
+        ) : views.state === "loading" ? (
+          <Loading what="the view" />
+        ) : views.state === "error" ? (
+          <ErrorText error={views.error} />
         ) : (
-          <View
+          <views.value.View
             key={`${route.projectId}/${route.section}/${route.itemId ?? ""}`}
             projectId={route.projectId}
             section={route.section}

@@ -26,7 +26,7 @@ export const SignIn = (props: { readonly notice: string | undefined; readonly on
     setBusy(true)
     setProblem(undefined)
     try {
-      await run(client.dashboardSignIn.signIn({ payload: { token } }), { quiet: true })
+      await run(client.signIn({ payload: { token } }), { quiet: true })
       props.onSignedIn()
     } catch (error) {
       setBusy(false)

@@ -1,7 +1,12 @@
 /**
- * The page's one way to the gateway: a client derived from the dashboard's
+ * The page's one way to the gateway: clients derived from the dashboard's
  * HttpApi (schema/Api/Dashboard.ts), every request carrying the CSRF header.
  * A 401 from any call but sign-in tells the app to show the sign-in form.
+ *
+ * Each endpoint's client is made the first time it is called
+ * (HttpApiClient.endpoint): making one compiles its schemas' encoders and
+ * decoders, and a page load needs two to five of the fifteen, so the others
+ * cost nothing before the first requests go out.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpApiClient from "@effect/platform/HttpApiClient"
@@ -13,15 +18,102 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { CSRF_HEADER, DashboardApi } from "../schema/Api/Dashboard.js"
 
-const makeClient = HttpApiClient.make(DashboardApi, {
-  baseUrl: location.origin,
-  transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader(CSRF_HEADER, "1"))
-}).pipe(Effect.provide(FetchHttpClient.layer))
+const httpClient = Effect.runSync(
+  Effect.map(HttpClient.HttpClient, HttpClient.mapRequest(HttpClientRequest.setHeader(CSRF_HEADER, "1"))).pipe(
+    Effect.provide(FetchHttpClient.layer)
+  )
+)
 
-export type Client = Effect.Effect.Success<typeof makeClient>
+const options = { httpClient, baseUrl: location.origin } as const
 
-/** The client, made once. */
-export const client: Client = Effect.runSync(makeClient)
+/** An endpoint's client, made on first use and kept. */
+const once = <A>(make: () => Effect.Effect<A>): (() => A) => {
+  let made: { readonly value: A } | undefined
+  return () => {
+    made ??= { value: Effect.runSync(make()) }
+    return made.value
+  }
+}
+
+const endpoints = {
+  signIn: once(() =>
+    HttpApiClient.endpoint(DashboardApi, { group: "dashboardSignIn", endpoint: "signIn", ...options })
+  ),
+  session: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "session", ...options })),
+  signOut: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "signOut", ...options })),
+  usageDaily: once(() =>
+    HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "usageDaily", ...options })
+  ),
+  usagePeriod: once(() =>
+    HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "usagePeriod", ...options })
+  ),
+  threads: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "threads", ...options })),
+  search: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "search", ...options })),
+  thread: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "thread", ...options })),
+  messages: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "messages", ...options })),
+  runs: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "runs", ...options })),
+  run: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "run", ...options })),
+  scores: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "scores", ...options })),
+  scoreSummary: once(() =>
+    HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "scoreSummary", ...options })
+  ),
+  traces: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "traces", ...options })),
+  trace: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "trace", ...options }))
+}
+
+/** Makes these endpoints' clients now (a call made later starts at once). */
+export const prepare = (...names: ReadonlyArray<keyof typeof endpoints>): void => {
+  for (const name of names) endpoints[name]()
+}
+
+/** The dashboard's calls: sign-in, then the session's group (each made on first use). */
+export const client = {
+  get signIn() {
+    return endpoints.signIn()
+  },
+  get session() {
+    return endpoints.session()
+  },
+  get signOut() {
+    return endpoints.signOut()
+  },
+  get usageDaily() {
+    return endpoints.usageDaily()
+  },
+  get usagePeriod() {
+    return endpoints.usagePeriod()
+  },
+  get threads() {
+    return endpoints.threads()
+  },
+  get search() {
+    return endpoints.search()
+  },
+  get thread() {
+    return endpoints.thread()
+  },
+  get messages() {
+    return endpoints.messages()
+  },
+  get runs() {
+    return endpoints.runs()
+  },
+  get run() {
+    return endpoints.run()
+  },
+  get scores() {
+    return endpoints.scores()
+  },
+  get scoreSummary() {
+    return endpoints.scoreSummary()
+  },
+  get traces() {
+    return endpoints.traces()
+  },
+  get trace() {
+    return endpoints.trace()
+  }
+}
 
 /** What the page shows when a call fails: words, and whether the session is gone. */
 export interface CallError {

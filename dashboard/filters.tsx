@@ -94,6 +94,17 @@ const useDrawing = (urlKey: string) => {
   }
 }
 
+const isArchived = (query: URLSearchParams): boolean | undefined => {
+  const value = query.get("is_archived")
+  return value === "true" ? true : value === "false" ? false : undefined
+}
+
+/** The filters search and the list share: archived and the last message's day range. */
+export const sharedFilters = (query: URLSearchParams) => {
+  const flag = isArchived(query)
+  return { ...(flag === undefined ? {} : { is_archived: flag }), ...dayRange(query) }
+}
+
 /**
  * A filter form: text fields apply on submit (Enter or Apply), selects and
  * dates as they change; every change starts at the first page.

@@ -1,13 +1,36 @@
 /** How values read: times in the browser's zone, counts grouped, money in dollars, durations in units. */
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" })
-const count = new Intl.NumberFormat()
+/** A formatter made on first use: the first one a page makes loads the browser's locale data (tens of ms). */
+const lazily = <A>(make: () => A): (() => A) => {
+  let made: A | undefined
+  return () => {
+    made ??= make()
+    return made
+  }
+}
 
-export const formatTime = (at: Date): string => (Number.isNaN(at.getTime()) ? "—" : dateTime.format(at))
+const dateTime = lazily(() => new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" }))
+const count = lazily(() => new Intl.NumberFormat())
+const compact = lazily(() => new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 }))
+
+/**
+ * Makes the formatters now: main.tsx calls it once the first calls are on
+ * their way, so the locale data loads while the page waits for the answers
+ * instead of before the calls go out or while the view is drawn.
+ */
+export const prepareFormats = (): void => {
+  dateTime()
+  count()
+}
+
+export const formatTime = (at: Date): string => (Number.isNaN(at.getTime()) ? "—" : dateTime().format(at))
 
 export const isoTime = (at: Date): string => (Number.isNaN(at.getTime()) ? "" : at.toISOString())
 
-export const formatCount = (n: number | null | undefined): string => (n == null ? "—" : count.format(n))
+export const formatCount = (n: number | null | undefined): string => (n == null ? "—" : count().format(n))
+
+/** A count in a few characters (an axis tick): 1.2K, 3M. */
+export const formatCompact = (n: number): string => compact().format(n)
 
 export const formatCost = (usd: number | null | undefined): string => {
   if (usd == null) return "—"

@@ -8,7 +8,29 @@ import "./styles/waterfall.css"
 import "./styles/scores.css"
 import "./styles/narrow.css"
 import { render } from "preact"
-import { App } from "./App.js"
+import { App, checkSession } from "./App.js"
+import { prefetchView, prepareView } from "./data.js"
+import { prepareFormats } from "./format.js"
+import { currentLocation } from "./router.js"
+import { loadViews } from "./views.js"
+
+// The libraries are evaluated: stack traces as they were (prelude.ts).
+if (globalThis.svcStackTraceLimit !== undefined) Error.stackTraceLimit = globalThis.svcStackTraceLimit
 
 const root = document.getElementById("app")
-if (root) render(<App />, root)
+if (root) {
+  // The session check goes out before anything is drawn. While it is on its way, the views' chunk
+  // (preloaded by index.html) is evaluated and the clients of the first view's calls are made; the calls
+  // go out the moment it answers, before the app draws the answer, and while they are on their way the
+  // formatters the view will use are made.
+  const location = currentLocation()
+  const first = checkSession()
+  first.then((session) => {
+    if (session.state !== "signedIn") return
+    prefetchView(location, session.info)
+    prepareFormats()
+  })
+  render(<App first={first} />, root)
+  loadViews().catch(() => undefined) // The shell says it, when it draws the view.
+  prepareView(location)
+}

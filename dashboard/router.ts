@@ -86,7 +86,8 @@ export const href = (projectId: string, section: Section, itemId?: string, query
   return withChanges(path, new URLSearchParams(), query)
 }
 
-const current = (): Location => ({
+/** The page's location now. */
+export const currentLocation = (): Location => ({
   route: parseRoute(location.pathname),
   query: new URLSearchParams(location.search)
 })
@@ -106,9 +107,9 @@ export const withQuery = (changes: QueryChanges): string =>
 
 /** The location, re-rendering on every navigation (links, back and forward). */
 export const useLocation = (): Location => {
-  const [loc, setLoc] = useState(current)
+  const [loc, setLoc] = useState(currentLocation)
   useEffect(() => {
-    const update = () => setLoc(current())
+    const update = () => setLoc(currentLocation())
     listeners.add(update)
     addEventListener("popstate", update)
     return () => {

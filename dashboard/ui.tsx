@@ -6,14 +6,15 @@ import { formatCount, formatTime, isoTime } from "./format.js"
 import type { Loaded } from "./load.js"
 
 /** A time in the browser's zone; the UTC ISO value in its title. */
-export const Time = ({ at }: { readonly at: Date | null | undefined }) =>
-  at ? (
-    <time dateTime={isoTime(at)} title={isoTime(at)}>
+export const Time = ({ at }: { readonly at: Date | null | undefined }) => {
+  if (!at) return <span>—</span>
+  const iso = isoTime(at)
+  return (
+    <time dateTime={iso} title={iso}>
       {formatTime(at)}
     </time>
-  ) : (
-    <span>—</span>
   )
+}
 
 export const Loading = ({ what }: { readonly what: string }) => (
   <p class="state" role="status">

@@ -15,13 +15,34 @@ export const DASHBOARD_BASE = "/dashboard/"
 
 const COMPRESSED = /\.(js|css|html|svg)$/
 
+/**
+ * Server code the page's dependencies import for one small function, taken
+ * from dashboard/shims/ instead: @effect/platform's HttpApiEndpoint (used by
+ * the schemas and the client) imports the server's router for `prefixPath`,
+ * and with it a path matcher, a multipart parser and the server's request
+ * (about 40 KB minified) the page would parse and run at every load. A name
+ * the shim lacks fails the build (`import-is-undefined` is an error below).
+ */
+const SHIMS = [{ importer: /[\\/]@effect[\\/]platform[\\/]dist[\\/]esm[\\/]HttpApiEndpoint\.js$/, path: "./HttpRouter.js", shim: "HttpRouter.ts" }]
+
+const shims = (root) => ({
+  name: "dashboard-shims",
+  setup(build) {
+    for (const { importer, path: imported, shim } of SHIMS) {
+      build.onResolve({ filter: new RegExp(`^${imported.replace(/[.]/g, "\\.")}$`) }, (args) =>
+        importer.test(args.importer) ? { path: path.join(root, dashboardSourcesDir, "shims", shim) } : undefined
+      )
+    }
+  }
+})
+
 const filesUnder = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name)
     return entry.isDirectory() ? filesUnder(full) : [full]
   })
 
-const html = ({ script, styles, icon, preloads }) =>
+const html = ({ scripts, styles, icon, preloads }) =>
   [
     "<!doctype html>",
     '<html lang="en">',
@@ -33,7 +54,7 @@ const html = ({ script, styles, icon, preloads }) =>
     `<link rel="icon" href="${icon}" type="image/svg+xml">`,
     ...styles.map((href) => `<link rel="stylesheet" href="${href}">`),
     ...preloads.map((href) => `<link rel="modulepreload" href="${href}">`),
-    `<script type="module" src="${script}"></script>`,
+    ...scripts.map((src) => `<script type="module" src="${src}"></script>`),
     "</head>",
     "<body>",
     '<div id="app"><noscript>The dashboard needs JavaScript.</noscript></div>',
@@ -53,7 +74,8 @@ export async function buildDashboard({ root, outdir }) {
   mkdirSync(assets, { recursive: true })
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: { main: path.join(dashboardSourcesDir, "main.tsx") },
+    // The prelude runs first (dashboard/prelude.ts says why), then the page.
+    entryPoints: { prelude: path.join(dashboardSourcesDir, "prelude.ts"), main: path.join(dashboardSourcesDir, "main.tsx") },
     outdir: assets,
     bundle: true,
     splitting: true,
@@ -71,14 +93,36 @@ export async function buildDashboard({ root, outdir }) {
     publicPath: `${DASHBOARD_BASE}assets/`,
     legalComments: "none",
     metafile: true,
+    plugins: [shims(root)],
+    logOverride: { "import-is-undefined": "error" },
     logLevel: "warning"
   })
   const outputs = result.metafile.outputs
   const url = (file) => `${DASHBOARD_BASE}${path.relative(outdir, path.resolve(root, file)).split(path.sep).join("/")}`
-  const [entryFile, entry] = Object.entries(outputs).find(([, output]) => output.entryPoint !== undefined) ?? []
-  if (!entryFile || !entry) throw new Error("the dashboard build wrote no entry point")
+  const entryOf = (name) => {
+    const source = `${dashboardSourcesDir}/${name}`
+    const found = Object.entries(outputs).find(([file, output]) => output.entryPoint === source && file.endsWith(".js"))
+    if (!found) throw new Error(`the dashboard build wrote no ${source}`)
+    return found
+  }
+  const [preludeFile] = entryOf("prelude.ts")
+  const [entryFile, entry] = entryOf("main.tsx")
   const styles = entry.cssBundle ? [url(entry.cssBundle)] : []
-  const preloads = entry.imports.filter((each) => each.kind === "import-statement").map((each) => url(each.path))
+  // The entry's static chunks, and the page's own lazy chunks (the views, wanted at every start) with theirs:
+  // fetched beside the entry. A library loaded on first use (uPlot) is not.
+  const preloaded = new Set()
+  const preload = (file) => {
+    for (const each of outputs[file]?.imports ?? []) {
+      const lazyOwn =
+        each.kind === "dynamic-import" && outputs[each.path]?.entryPoint?.startsWith(`${dashboardSourcesDir}/`)
+      if ((each.kind === "import-statement" || lazyOwn) && !preloaded.has(each.path)) {
+        preloaded.add(each.path)
+        preload(each.path)
+      }
+    }
+  }
+  preload(entryFile)
+  const preloads = [...preloaded].map(url)
 
   // The icon, named by its content like the rest.
   const icon = readFileSync(path.join(root, dashboardSourcesDir, "favicon.svg"))
@@ -86,7 +130,8 @@ export async function buildDashboard({ root, outdir }) {
   writeFileSync(path.join(assets, iconName), icon)
   const iconUrl = `${DASHBOARD_BASE}assets/${iconName}`
 
-  writeFileSync(path.join(outdir, "index.html"), html({ script: url(entryFile), styles, icon: iconUrl, preloads }))
+  const scripts = [url(preludeFile), url(entryFile)]
+  writeFileSync(path.join(outdir, "index.html"), html({ scripts, styles, icon: iconUrl, preloads }))
 
   for (const file of filesUnder(outdir)) {
     if (!COMPRESSED.test(file)) continue
@@ -103,7 +148,7 @@ export async function buildDashboard({ root, outdir }) {
     )
   }
   const toRelative = (href) => href.slice(DASHBOARD_BASE.length)
-  return { initial: ["index.html", toRelative(url(entryFile)), ...[...styles, ...preloads, iconUrl].map(toRelative)] }
+  return { initial: ["index.html", ...[...scripts, ...styles, ...preloads, iconUrl].map(toRelative)] }
 }
 
 // Run directly: node scripts/build-dashboard.mjs [outdir]

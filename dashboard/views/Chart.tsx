@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks"
 import type uPlot from "uplot"
+import { formatCompact } from "../format.js"
 import { TableWrap } from "../ui.js"
 
 export interface Series {
@@ -14,8 +15,6 @@ export interface Series {
   /** How an axis tick reads (short); compact counts unless given. */
   readonly tick?: (n: number) => string
 }
-
-const compact = new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 })
 
 const COLORS = ["#2563eb", "#c2410c", "#15803d"] as const
 
@@ -48,7 +47,7 @@ const draw = (Plot: typeof uPlot, el: HTMLElement, days: ReadonlyArray<string>, 
         grid: { stroke: "#e5e7eb" },
         ticks: { stroke: "#d1d5db" },
         size: 56,
-        values: (_u, ticks) => ticks.map((tick) => (series[0]?.tick ?? compact.format)(tick))
+        values: (_u, ticks) => ticks.map((tick) => (series[0]?.tick ?? formatCompact)(tick))
       }
     ],
     series: [

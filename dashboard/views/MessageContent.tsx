@@ -141,14 +141,8 @@ const Parts = ({ parts }: { readonly parts: unknown }) => {
   if (!Array.isArray(parts)) return parts === undefined ? null : <Json value={parts} />
   // A step boundary before anything else separates nothing.
   const shown = isBag(parts[0]) && parts[0].type === "step-start" ? parts.slice(1) : parts
-  return (
-    <>
-      {shown.map((part, i) => (
-        // Parts have no ids; their order is fixed.
-        <Part key={i} part={part} />
-      ))}
-    </>
-  )
+  // Parts have no ids; their order is fixed (drawn by position).
+  return shown.map((part) => Part({ part }))
 }
 
 /** The role the content names, if any. */
@@ -170,17 +164,13 @@ export const MessageContent = ({ format, content }: { readonly format: string; r
   if (format === "svc/v0" && ("content" in content || "parts" in content)) {
     return (
       <div class="content">
-        <Parts parts={content.content ?? content.parts} />
+        {Parts({ parts: content.content ?? content.parts })}
         <Attachments value={content.attachments} />
       </div>
     )
   }
   if (format === "ai-sdk/v6" && Array.isArray(content.parts)) {
-    return (
-      <div class="content">
-        <Parts parts={content.parts} />
-      </div>
-    )
+    return <div class="content">{Parts({ parts: content.parts })}</div>
   }
   return (
     <div class="content">

@@ -15,8 +15,8 @@ const loadUsage = (projectId: string, days: number, signal: AbortSignal) => {
   const urlParams = { from: utcDay(days - 1), to: utcDay(0) }
   const path = { project_id: projectId }
   return Promise.all([
-    run(client.dashboard.usageDaily({ path, urlParams }), { signal }),
-    run(client.dashboard.usagePeriod({ path, urlParams }), { signal })
+    run(client.usageDaily({ path, urlParams }), { signal }),
+    run(client.usagePeriod({ path, urlParams }), { signal })
   ]).then(([daily, period]) => ({ daily, period }))
 }
 

@@ -79,7 +79,7 @@ const Extra = ({ title, value }: { readonly title: string; readonly value: unkno
 
 export const RunDetail = ({ projectId, runId }: ViewProps & { readonly runId: string }) => {
   const loaded = useLoad(`${projectId}/${runId}`, (signal) =>
-    run(client.dashboard.run({ path: { project_id: projectId, run_id: runId } }), { signal })
+    run(client.run({ path: { project_id: projectId, run_id: runId } }), { signal })
   )
   useTitle(loaded.state === "ok" ? `Run ${loaded.value.model_id ?? runId}` : "Run")
   return (

@@ -47,7 +47,7 @@ export const Runs = ({ projectId, query }: ViewProps) => {
     ...textParams(query, ["model_id", "tag", "environment", "thread_id", "trace_id"])
   }
   const loaded = useLoad(`${projectId}?${query}`, (signal) =>
-    run(client.dashboard.runs({ path: { project_id: projectId }, urlParams }), { signal })
+    run(client.runs({ path: { project_id: projectId }, urlParams }), { signal })
   )
   return (
     <>

@@ -61,9 +61,10 @@ const columns = (projectId: string): ReadonlyArray<Column<Score>> => [
 ]
 
 const Summary = ({ projectId, query }: ViewProps) => {
-  const urlParams = summaryQuery(query)
+  // The list's filters, the scored thread, message or run included: the distributions are of the scores listed.
+  const urlParams: ScoreSummaryQuery = { ...summaryQuery(query), ...textParams(query, TARGETS) }
   const loaded = useLoad(`${projectId}?${JSON.stringify(urlParams)}`, (signal) =>
-    run(client.dashboard.scoreSummary({ path: { project_id: projectId }, urlParams }), { signal })
+    run(client.scoreSummary({ path: { project_id: projectId }, urlParams }), { signal })
   )
   return (
     <section aria-labelledby="score-distributions">
@@ -90,7 +91,7 @@ export const Scores = ({ projectId, query }: ViewProps) => {
   const paging = readPaging(query)
   const urlParams: ScoreListQuery = { ...pageParams(paging), ...summaryQuery(query), ...textParams(query, TARGETS) }
   const loaded = useLoad(`${projectId}?${query}`, (signal) =>
-    run(client.dashboard.scores({ path: { project_id: projectId }, urlParams }), { signal })
+    run(client.scores({ path: { project_id: projectId }, urlParams }), { signal })
   )
   const narrowed = TARGETS.filter((name) => param(query, name))
   return (

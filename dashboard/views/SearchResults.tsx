@@ -2,24 +2,13 @@
 import type { ComponentChildren } from "preact"
 import type { SearchHit } from "../../schema/Search.js"
 import { client, run } from "../api.js"
-import { dayRange } from "../filters.js"
+import { sharedFilters } from "../filters.js"
 import { useLoad } from "../load.js"
 import { readPaging } from "../paging.js"
 import { href, type ViewProps } from "../router.js"
 import { type Column, PagedTable } from "../table.js"
 import { Show, Time } from "../ui.js"
 import { archived } from "./bits.js"
-
-const isArchived = (query: URLSearchParams): boolean | undefined => {
-  const value = query.get("is_archived")
-  return value === "true" ? true : value === "false" ? false : undefined
-}
-
-/** The filters search and the list share: archived and the last message's day range. */
-export const sharedFilters = (query: URLSearchParams) => {
-  const flag = isArchived(query)
-  return { ...(flag === undefined ? {} : { is_archived: flag }), ...dayRange(query) }
-}
 
 /**
  * The snippet's text with each highlight ([start, end) in UTF-16 code units)
@@ -75,7 +64,7 @@ export const SearchResults = ({ projectId, query, q }: ViewProps & { readonly q:
     ...sharedFilters(query)
   }
   const loaded = useLoad(`${projectId}?${query}`, (signal) =>
-    run(client.dashboard.search({ path: { project_id: projectId }, urlParams }), { signal })
+    run(client.search({ path: { project_id: projectId }, urlParams }), { signal })
   )
   const ignored = query.get("user_id") || query.get("workspace_id")
   return (

@@ -1,41 +1,26 @@
 /** One thread: its conversation, and beside it the thread's runs and scores. */
 import type { ComponentChildren } from "preact"
-import type { Message } from "../../schema/Message.js"
-import { client, run } from "../api.js"
+import { type ThreadDetailValue, thread } from "../data.js"
 import { formatCost, formatCount } from "../format.js"
-import { type Loaded, useLoad } from "../load.js"
+import { type Loaded, useLoad, useProgress } from "../load.js"
 import { href, type ViewProps } from "../router.js"
 import { Badge, Empty, Facts, ShortId, Show, Time, useTitle } from "../ui.js"
 import { RunStatus, scoreValue } from "./bits.js"
 import { Conversation } from "./Conversation.js"
 import { Json } from "./MessageContent.js"
 
-/** Runs and scores shown beside the conversation; the rest are a link away. */
-const SIDE_ROWS = 10
+const NO_FEEDBACK: ThreadDetailValue["feedback"] = []
 
-/** A page of the messages route holds at most this many. */
-const MESSAGE_PAGE = 200
-/** Enough for any thread the page is meant for (1,000 messages and more), and a stop for a runaway cursor. */
-const MESSAGE_PAGES_MAX = 100
-
-const allMessages = async (projectId: string, threadId: string, signal: AbortSignal) => {
-  const messages: Array<Message> = []
-  let after: string | undefined
-  for (let page = 0; page < MESSAGE_PAGES_MAX; page++) {
-    const urlParams = { limit: MESSAGE_PAGE, ...(after ? { after } : {}) }
-    const answer = await run(
-      client.dashboard.messages({ path: { project_id: projectId, thread_id: threadId }, urlParams }),
-      { signal }
-    )
-    messages.push(...answer.messages)
-    const last = answer.messages[answer.messages.length - 1]
-    if (answer.messages.length < MESSAGE_PAGE || !last) break
-    after = last.id
-  }
-  return messages
+type Side = {
+  readonly projectId: string
+  readonly threadId: string
+  /**
+   * The conversation is all there: the lists beside it are asked for then,
+   * not before, so that their calls do not queue before the messages' pages
+   * (the embedded store answers one query at a time).
+   */
+  readonly ready: boolean
 }
-
-type Side = { readonly projectId: string; readonly threadId: string }
 
 /** One of the lists beside the conversation: its first rows, and a link to the whole list, filtered to the thread. */
 const SideList = <A extends { readonly id: string }>(
@@ -73,10 +58,7 @@ const SideList = <A extends { readonly id: string }>(
 
 const Runs = (props: Side) => {
   const { projectId, threadId } = props
-  const urlParams = { thread_id: threadId, limit: SIDE_ROWS }
-  const loaded = useLoad(`${projectId}/${threadId}`, (signal) =>
-    run(client.dashboard.runs({ path: { project_id: projectId }, urlParams }), { signal }).then(({ runs }) => runs)
-  )
+  const loaded = useLoad(props.ready ? thread.key(projectId, threadId) : undefined, thread.runs(projectId, threadId))
   return (
     <SideList
       {...props}
@@ -97,12 +79,7 @@ const Runs = (props: Side) => {
 
 const Scores = (props: Side) => {
   const { projectId, threadId } = props
-  const urlParams = { thread_id: threadId, limit: SIDE_ROWS }
-  const loaded = useLoad(`${projectId}/${threadId}`, (signal) =>
-    run(client.dashboard.scores({ path: { project_id: projectId }, urlParams }), { signal }).then(
-      ({ scores }) => scores
-    )
-  )
+  const loaded = useLoad(props.ready ? thread.key(projectId, threadId) : undefined, thread.scores(projectId, threadId))
   return (
     <SideList
       {...props}
@@ -126,9 +103,9 @@ const Scores = (props: Side) => {
 }
 
 export const ThreadDetail = ({ projectId, query, threadId }: ViewProps & { readonly threadId: string }) => {
-  const path = { project_id: projectId, thread_id: threadId }
-  const detail = useLoad(`${projectId}/${threadId}`, (signal) => run(client.dashboard.thread({ path }), { signal }))
-  const messages = useLoad(`${projectId}/${threadId}`, (signal) => allMessages(projectId, threadId, signal))
+  const key = thread.key(projectId, threadId)
+  const detail = useLoad(key, thread.detail(projectId, threadId), thread.early.detail)
+  const messages = useProgress(key, thread.messages(projectId, threadId), thread.early.messages)
   const title = detail.state === "ok" ? detail.value.thread.title || "Untitled thread" : "Thread"
   useTitle(title)
   return (
@@ -156,19 +133,20 @@ export const ThreadDetail = ({ projectId, query, threadId }: ViewProps & { reado
       <div class="split">
         <section class="primary" aria-labelledby="conversation">
           <h2 id="conversation">Conversation</h2>
-          <Show loaded={messages} what="the messages">
+          <Show loaded={messages.loaded} what="the messages">
             {(list) => (
               <Conversation
                 messages={list}
-                feedback={detail.state === "ok" ? detail.value.feedback : []}
+                complete={messages.done}
+                feedback={detail.state === "ok" ? detail.value.feedback : NO_FEEDBACK}
                 target={query.get("message") ?? undefined}
               />
             )}
           </Show>
         </section>
         <aside class="side" aria-label="Runs and scores">
-          <Runs projectId={projectId} threadId={threadId} />
-          <Scores projectId={projectId} threadId={threadId} />
+          <Runs projectId={projectId} threadId={threadId} ready={messages.done} />
+          <Scores projectId={projectId} threadId={threadId} ready={messages.done} />
         </aside>
       </div>
       {detail.state === "ok" && detail.value.thread.metadata != null ? (

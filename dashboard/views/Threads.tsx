@@ -1,16 +1,16 @@
 /** The project's threads: filtered and paged by the gateway, or the matches of a search. */
 import type { DashboardThread } from "../../schema/Dashboard.js"
-import { client, run } from "../api.js"
-import { type FilterField, Filters, param, textParams } from "../filters.js"
+import { threadList } from "../data.js"
+import { type FilterField, Filters, param } from "../filters.js"
 import { useFormFocus } from "../focus.js"
 import { formatCount } from "../format.js"
 import { useLoad } from "../load.js"
-import { FIRST_PAGE, pageParams, readPaging } from "../paging.js"
+import { FIRST_PAGE, readPaging } from "../paging.js"
 import { href, navigate, type ViewProps, withQuery } from "../router.js"
 import { type Column, KeysetTable } from "../table.js"
 import { Clip, Show, Time, useTitle } from "../ui.js"
 import { archived } from "./bits.js"
-import { SearchResults, sharedFilters } from "./SearchResults.js"
+import { SearchResults } from "./SearchResults.js"
 
 const FIELDS: ReadonlyArray<FilterField> = [
   { name: "user_id", label: "User", type: "text" },
@@ -76,14 +76,7 @@ const columns = (projectId: string): ReadonlyArray<Column<DashboardThread>> => [
 
 const ThreadList = ({ projectId, query }: ViewProps) => {
   const paging = readPaging(query)
-  const urlParams = {
-    ...pageParams(paging),
-    ...textParams(query, ["user_id", "workspace_id"]),
-    ...sharedFilters(query)
-  }
-  const loaded = useLoad(`${projectId}?${query}`, (signal) =>
-    run(client.dashboard.threads({ path: { project_id: projectId }, urlParams }), { signal })
-  )
+  const loaded = useLoad(threadList.key(projectId, query), threadList.load(projectId, query), threadList.early)
   return (
     <Show loaded={loaded} what="threads">
       {({ threads }) => <KeysetTable label="Threads" columns={columns(projectId)} rows={threads} paging={paging} />}

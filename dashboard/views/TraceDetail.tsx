@@ -2,11 +2,13 @@
  * One trace as a waterfall: a row per span on the trace's time axis, nested
  * by parent; the selected span (`?span=`) opens under its row.
  */
+import { Component } from "preact"
 import { useEffect, useMemo } from "preact/hooks"
-import { client, run } from "../api.js"
+import { trace } from "../data.js"
 import { formatCount, formatDuration } from "../format.js"
 import { useLoad } from "../load.js"
 import { href, navigate, type ViewProps, withQuery } from "../router.js"
+import { useSettled } from "../settle.js"
 import { Badge, Empty, Facts, Show, Time, useTitle } from "../ui.js"
 import { SpanDetail } from "./SpanDetail.js"
 import { TraceRuns } from "./TraceRuns.js"
@@ -28,43 +30,57 @@ const rowLabel = (row: Row): string => {
   return parts.join(" · ")
 }
 
-const SpanRow = (props: {
+interface SpanRowProps {
   readonly row: Row
   readonly selected: boolean
-  readonly onSelect: (spanId: string | undefined) => void
-}) => {
-  const { row, selected } = props
-  const { span } = row
-  const failed = span.status_code === "error"
-  return (
-    <li class={`span-row${selected ? " selected" : ""}${failed ? " failed" : ""}`}>
-      <button
-        type="button"
-        class="span-button"
-        id={`span-${span.span_id}`}
-        aria-expanded={selected}
-        onClick={() => props.onSelect(selected ? undefined : span.span_id)}
-      >
-        <span class="span-name" style={{ paddingLeft: `${Math.min(row.depth, INDENT_MAX) * 0.75}rem` }}>
-          <span class="text">{span.name}</span>
-          {row.genAi ? <span class="badge ai">{row.genAi.model ?? span.convention ?? "GenAI"}</span> : null}
-          {row.genAi && (row.genAi.inputTokens !== undefined || row.genAi.outputTokens !== undefined) ? (
-            <span class="tokens" aria-hidden="true">
-              {formatCount(row.genAi.inputTokens ?? 0)}→{formatCount(row.genAi.outputTokens ?? 0)} tok
-            </span>
-          ) : null}
-          {failed ? <span class="badge bad">error</span> : null}
-        </span>
-        <span class="track" aria-hidden="true">
-          <span class="bar" style={{ left: `${row.left}%`, width: `max(2px, ${row.width}%)` }} />
-        </span>
-        <span class="span-time">
-          <span class="sr-only">{rowLabel(row)}, </span>
-          {formatDuration(span.duration_ms)}
-        </span>
-      </button>
-    </li>
-  )
+  /** Laid out when in view, until the list settles (settle.ts). */
+  readonly later: boolean
+}
+
+/** A span's row in the URL: selected, or none (`?span=`). */
+const select = (spanId: string | undefined) => navigate(withQuery({ span: spanId }), { replace: true })
+
+/** A row, drawn again only when what it shows changed (a trace may have thousands; the list settles in steps). */
+class SpanRow extends Component<SpanRowProps> {
+  override shouldComponentUpdate(next: SpanRowProps): boolean {
+    const now = this.props
+    return next.row !== now.row || next.selected !== now.selected || next.later !== now.later
+  }
+
+  override render() {
+    const { row, selected, later } = this.props
+    const { span } = row
+    const failed = span.status_code === "error"
+    return (
+      <li class={`span-row${selected ? " selected" : ""}${failed ? " failed" : ""}${later ? " later" : ""}`}>
+        <button
+          type="button"
+          class="span-button"
+          id={`span-${span.span_id}`}
+          aria-expanded={selected}
+          onClick={() => select(selected ? undefined : span.span_id)}
+        >
+          <span class="span-name" style={{ paddingLeft: `${Math.min(row.depth, INDENT_MAX) * 0.75}rem` }}>
+            <span class="text">{span.name}</span>
+            {row.genAi ? <span class="badge ai">{row.genAi.model ?? span.convention ?? "GenAI"}</span> : null}
+            {row.genAi && (row.genAi.inputTokens !== undefined || row.genAi.outputTokens !== undefined) ? (
+              <span class="tokens" aria-hidden="true">
+                {formatCount(row.genAi.inputTokens ?? 0)}→{formatCount(row.genAi.outputTokens ?? 0)} tok
+              </span>
+            ) : null}
+            {failed ? <span class="badge bad">error</span> : null}
+          </span>
+          <span class="track" aria-hidden="true">
+            <span class="bar" style={{ left: `${row.left}%`, width: `max(2px, ${row.width}%)` }} />
+          </span>
+          <span class="span-time">
+            <span class="sr-only">{rowLabel(row)}, </span>
+            {formatDuration(span.duration_ms)}
+          </span>
+        </button>
+      </li>
+    )
+  }
 }
 
 const Axis = ({ totalMs }: { readonly totalMs: number }) => (
@@ -82,17 +98,15 @@ const Axis = ({ totalMs }: { readonly totalMs: number }) => (
 )
 
 export const TraceDetail = ({ projectId, query, traceId }: ViewProps & { readonly traceId: string }) => {
-  const loaded = useLoad(`${projectId}/${traceId}`, (signal) =>
-    run(client.dashboard.trace({ path: { project_id: projectId, trace_id: traceId } }), { signal })
-  )
+  const loaded = useLoad(trace.key(projectId, traceId), trace.load(projectId, traceId), trace.early)
   const drawn = useMemo(() => (loaded.state === "ok" ? waterfall(loaded.value.spans) : undefined), [loaded])
+  const settled = useSettled(drawn?.rows.length ?? 0, drawn !== undefined)
   const selected = query.get("span") ?? undefined
   useTitle(loaded.state === "ok" ? `Trace ${loaded.value.trace.name}` : "Trace")
   useEffect(() => {
     // A row clicked is already in view ("nearest" leaves it); a linked one is brought into view.
     if (drawn && selected) document.getElementById(`span-${selected}`)?.scrollIntoView({ block: "nearest" })
   }, [drawn, selected])
-  const select = (spanId: string | undefined) => navigate(withQuery({ span: spanId }), { replace: true })
 
   return (
     <>
@@ -130,9 +144,11 @@ export const TraceDetail = ({ projectId, query, traceId }: ViewProps & { readonl
                 <div class="waterfall">
                   <Axis totalMs={drawn.totalMs} />
                   <ol class="span-list">
-                    {drawn.rows.flatMap((row) => {
+                    {drawn.rows.flatMap((row, i) => {
                       const isSelected = row.span.span_id === selected
-                      const item = <SpanRow key={row.span.span_id} row={row} selected={isSelected} onSelect={select} />
+                      const item = (
+                        <SpanRow key={row.span.span_id} row={row} selected={isSelected} later={i >= settled} />
+                      )
                       return isSelected
                         ? [
                             item,

@@ -56,7 +56,7 @@ export const Traces = ({ projectId, query }: ViewProps) => {
     ...dayRange(query)
   }
   const loaded = useLoad(`${projectId}?${query}`, (signal) =>
-    run(client.dashboard.traces({ path: { project_id: projectId }, urlParams }), { signal })
+    run(client.traces({ path: { project_id: projectId }, urlParams }), { signal })
   )
   return (
     <>

@@ -99,9 +99,12 @@ export const waterfall = (spans: ReadonlyArray<Span>): Waterfall => {
     if (list) list.push(span)
     else children.set(parent, [span])
   }
+  // Each start read once (a sort compares each span many times).
+  const starts = new Map(spans.map((span) => [span, nanos(span.start_time_unix_nano)]))
+  const startOf = (span: Span): bigint => starts.get(span) ?? 0n
   for (const list of children.values()) {
     list.sort((a, b) => {
-      const d = nanos(a.start_time_unix_nano) - nanos(b.start_time_unix_nano)
+      const d = startOf(a) - startOf(b)
       return d < 0n ? -1 : d > 0n ? 1 : 0
     })
   }

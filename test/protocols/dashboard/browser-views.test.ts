@@ -225,6 +225,14 @@ describe.skipIf(!available).each(stores)("the dashboard's views in Chromium ($na
     const helpful = page.getByRole("article", { name: /^helpful · boolean · 3 scores/ })
     expect(await textOf(helpful)).toContain("True 2 (67%) · False 1 (33%)")
   })
+
+  it("Scores filtered to a run: its scores and only their distribution", async () => {
+    const page = await open(`scores?run_id=${seeded.runId}`)
+    await shown(bodyRows(page, "Scores"))
+    expect(await bodyRows(page, "Scores").count()).toBe(3)
+    await shown(page.getByRole("article", { name: /^quality · numeric · 3 scores/ }))
+    expect(await page.getByRole("article").count()).toBe(1)
+  })
 })
 
 /** The UTC day `n` days ago, as the Overview's period starts. */
