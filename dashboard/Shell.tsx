@@ -2,7 +2,7 @@
 import { useEffect, useState } from "preact/hooks"
 import type { SessionInfo } from "../schema/Dashboard.js"
 import { client, run } from "./api.js"
-import { BASE, href, interceptClicks, navigate, SECTIONS, useLocation } from "./router.js"
+import { BASE, href, interceptClicks, navigate, OPERATE_SECTIONS, SECTIONS, useLocation } from "./router.js"
 import { Empty, ErrorText, Loading, useTitle } from "./ui.js"
 import { useViews } from "./views.js"
 
@@ -47,6 +47,7 @@ export const Shell = (props: { readonly info: SessionInfo; readonly onSignedOut:
   const projectId = route.kind === "project" ? route.projectId : first?.id
   const project = projects.find((candidate) => candidate.id === projectId)
   const section = route.kind === "project" ? route.section : "overview"
+  const admin = props.info.kind === "admin"
 
   return (
     <div class="app">
@@ -78,8 +79,8 @@ export const Shell = (props: { readonly info: SessionInfo; readonly onSignedOut:
         {project ? (
           <nav class="sections" aria-label="Sections">
             <ul>
-              {SECTIONS.map((each) => (
-                <li key={each.id}>
+              {[...SECTIONS, ...OPERATE_SECTIONS.filter((each) => admin || each.keySession)].map((each) => (
+                <li key={each.id} class={each.id === "settings" ? "operate-first" : undefined}>
                   <a href={href(project.id, each.id)} aria-current={each.id === section ? "page" : undefined}>
                     {each.label}
                   </a>
@@ -107,6 +108,7 @@ export const Shell = (props: { readonly info: SessionInfo; readonly onSignedOut:
             section={route.section}
             itemId={route.itemId}
             query={query}
+            sessionKind={props.info.kind}
           />
         )}
       </main>

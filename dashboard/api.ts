@@ -24,7 +24,9 @@ const httpClient = Effect.runSync(
   )
 )
 
-const options = { httpClient, baseUrl: location.origin } as const
+/** How every client of the page is made: this origin, the CSRF header on every request. */
+export const clientOptions = { httpClient, baseUrl: location.origin } as const
+const options = clientOptions
 
 /** An endpoint's client, made on first use and kept. */
 const once = <A>(make: () => Effect.Effect<A>): (() => A) => {

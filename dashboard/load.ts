@@ -120,3 +120,36 @@ export const useProgress = <A>(key: string | undefined, load: Load<A>, early?: E
 /** useProgress for a load that answers once: loading, loaded or failed. */
 export const useLoad = <A>(key: string | undefined, load: Load<A>, early?: Early<A>): Loaded<A> =>
   useProgress(key, load, early).loaded
+
+/** A chunk loaded on the first `load()` (again after a failure), and a hook that draws again once it is there. */
+export const lazyChunk = <M>(importChunk: () => Promise<M>, what: string) => {
+  let loaded: Loaded<M> = { state: "loading" }
+  let loading: Promise<M> | undefined
+  const load = (): Promise<M> => {
+    loading ??= importChunk().then(
+      (chunk) => {
+        loaded = { state: "ok", value: chunk }
+        return chunk
+      },
+      (error: unknown) => {
+        loading = undefined
+        loaded = {
+          state: "error",
+          error: { status: undefined, message: `The page could not load ${what}: reload it.`, unauthorized: false }
+        }
+        throw error
+      }
+    )
+    return loading
+  }
+  const use = (): Loaded<M> => {
+    const [, setVersion] = useState(0)
+    useEffect(() => {
+      if (loaded.state === "ok") return
+      const redraw = () => setVersion((n) => n + 1)
+      load().then(redraw, redraw)
+    }, [])
+    return loaded
+  }
+  return { load, use }
+}

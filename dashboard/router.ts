@@ -6,14 +6,37 @@ import { useEffect, useState } from "preact/hooks"
 
 export const BASE = "/dashboard"
 
-export type Section = "overview" | "threads" | "runs" | "traces" | "scores"
-export const SECTIONS: ReadonlyArray<{ readonly id: Section; readonly label: string }> = [
+/** The views of what a project holds. */
+export type DataSection = "overview" | "threads" | "runs" | "traces" | "scores"
+/** The operating views (docs/dashboard.md "Operating views"): settings and the admin's tools. */
+export type OperateSection = "settings" | "keys" | "alerts" | "evaluators" | "webhooks" | "erasure" | "jobs"
+export type Section = DataSection | OperateSection
+
+export const SECTIONS: ReadonlyArray<{ readonly id: DataSection; readonly label: string }> = [
   { id: "overview", label: "Overview" },
   { id: "threads", label: "Threads" },
   { id: "runs", label: "Runs" },
   { id: "traces", label: "Traces" },
   { id: "scores", label: "Scores" }
 ]
+
+/** The operating views; `keySession`: open to a project API key's session (read-only there). */
+export const OPERATE_SECTIONS: ReadonlyArray<{
+  readonly id: OperateSection
+  readonly label: string
+  readonly keySession: boolean
+}> = [
+  { id: "settings", label: "Settings", keySession: true },
+  { id: "keys", label: "Keys", keySession: false },
+  { id: "alerts", label: "Alerts", keySession: false },
+  { id: "evaluators", label: "Evaluators", keySession: false },
+  { id: "webhooks", label: "Webhooks", keySession: false },
+  { id: "erasure", label: "Erasure", keySession: false },
+  { id: "jobs", label: "Jobs", keySession: false }
+]
+
+export const isOperateSection = (section: Section): section is OperateSection =>
+  OPERATE_SECTIONS.some((each) => each.id === section)
 
 export type Route =
   | { readonly kind: "home" }
@@ -26,10 +49,12 @@ export type Route =
       readonly itemId: string | undefined
     }
 
-/** What every view is given: its project and the URL's query (filters, paging, open items). */
+/** What every view is given: its project, the URL's query (filters, paging, open items) and the session's kind. */
 export interface ViewProps {
   readonly projectId: string
   readonly query: URLSearchParams
+  /** "admin" may change everything; "project" (an API key's session) reads its project's settings only. */
+  readonly sessionKind: "admin" | "project"
 }
 
 export interface Location {
@@ -38,7 +63,10 @@ export interface Location {
 }
 
 const isSection = (value: string | undefined): value is Section =>
-  value === "overview" || value === "threads" || value === "runs" || value === "traces" || value === "scores"
+  SECTIONS.some((each) => each.id === value) || OPERATE_SECTIONS.some((each) => each.id === value)
+
+/** The sections whose items open at their own path (a thread, a run, a trace). */
+const WITH_ITEMS: ReadonlyArray<Section> = ["threads", "runs", "traces"]
 
 const decode = (segment: string): string | undefined => {
   try {
@@ -58,7 +86,7 @@ export const parseRoute = (pathname: string): Route => {
     .map(decode)
   const [projects, projectId, section, itemId, ...rest] = segments
   if (projects !== "projects" || !projectId || !isSection(section) || rest.length > 0) return { kind: "notFound" }
-  if (itemId !== undefined && (itemId === "" || section === "overview" || section === "scores")) {
+  if (itemId !== undefined && (itemId === "" || !WITH_ITEMS.includes(section))) {
     return { kind: "notFound" }
   }
   return { kind: "project", projectId, section, itemId }

@@ -36,6 +36,9 @@ const shims = (root) => ({
   }
 })
 
+/** Lazy chunks every start wants, fetched beside the entry (modulepreload): the views (dashboard/views.ts). */
+const PRELOADED = [`${dashboardSourcesDir}/views/index.tsx`]
+
 const filesUnder = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name)
@@ -108,14 +111,16 @@ export async function buildDashboard({ root, outdir }) {
   const [preludeFile] = entryOf("prelude.ts")
   const [entryFile, entry] = entryOf("main.tsx")
   const styles = entry.cssBundle ? [url(entry.cssBundle)] : []
-  // The entry's static chunks, and the page's own lazy chunks (the views, wanted at every start) with theirs:
-  // fetched beside the entry. A library loaded on first use (uPlot) is not.
+  // The entry's static chunks, and the page's lazy chunk wanted at every start (the views, PRELOADED) with its
+  // static chunks: fetched beside the entry. A chunk asked for later (the operating views) or a library loaded
+  // on first use (uPlot) is not.
   const preloaded = new Set()
   const preload = (file) => {
     for (const each of outputs[file]?.imports ?? []) {
-      const lazyOwn =
-        each.kind === "dynamic-import" && outputs[each.path]?.entryPoint?.startsWith(`${dashboardSourcesDir}/`)
-      if ((each.kind === "import-statement" || lazyOwn) && !preloaded.has(each.path)) {
+      const wanted =
+        each.kind === "import-statement" ||
+        (each.kind === "dynamic-import" && PRELOADED.includes(outputs[each.path]?.entryPoint))
+      if (wanted && !preloaded.has(each.path)) {
         preloaded.add(each.path)
         preload(each.path)
       }

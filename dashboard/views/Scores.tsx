@@ -86,7 +86,8 @@ const Summary = ({ projectId, query }: ViewProps) => {
   )
 }
 
-export const Scores = ({ projectId, query }: ViewProps) => {
+export const Scores = (props: ViewProps) => {
+  const { projectId, query } = props
   useTitle("Scores")
   const paging = readPaging(query)
   const urlParams: ScoreListQuery = { ...pageParams(paging), ...summaryQuery(query), ...textParams(query, TARGETS) }
@@ -104,7 +105,7 @@ export const Scores = ({ projectId, query }: ViewProps) => {
           <a href={href(projectId, "scores")}>Show every score</a>
         </p>
       ) : null}
-      <Summary projectId={projectId} query={query} />
+      <Summary {...props} />
       <section aria-labelledby="score-list">
         <h2 id="score-list">Scores</h2>
         <Show loaded={loaded} what="scores">

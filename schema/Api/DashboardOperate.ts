@@ -1,8 +1,9 @@
+import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { ErasureCounts, UserPath } from "../Erasure.js"
-import { BadGateway, Forbidden, InvalidRequest, NotFound } from "../Errors.js"
+import { BadGateway, Forbidden, InvalidRequest, NotFound, Unavailable } from "../Errors.js"
 import { AdminEndpoints } from "./Admin.js"
 import { AlertsEndpoints } from "./Alerts.js"
 import { DashboardSession } from "./Dashboard.js"
@@ -77,3 +78,15 @@ export class DashboardOperateGroup extends HttpApiGroup.make("dashboardOperate")
     OpenApi.Description,
     "The dashboard's operating views: the admin API's routes behind the session cookie (docs/dashboard.md); a key's session reads its project's settings and gets 403 from the rest"
   ) {}
+
+/**
+ * The operating views' own API, which the page's client for them is derived
+ * from (dashboard/views/operate/client.ts): the group alone, as the main
+ * Api serves it, so the page's first load carries none of these schemas and
+ * the operating views' chunk carries no others.
+ */
+export class DashboardOperateApi extends HttpApi.make("dashboardOperate")
+  .add(DashboardOperateGroup)
+  .addError(InvalidRequest)
+  .addError(Unavailable)
+  .prefix("/v1") {}
