@@ -17,6 +17,7 @@ import { ADMIN_TOKEN, type Gateway, stores, useGateway } from "../../support/lay
 import { type Seeded, seed, spanId, TRACE_ID } from "./browser-seed.js"
 import {
   chromiumAvailable,
+  closePages,
   collectErrors,
   horizontalOverflow,
   launchChromium,
@@ -122,7 +123,7 @@ describe.skipIf(!available).each(stores)("the dashboard's views: axe, errors, wi
     context = await signedInContext(browser, gateway, ADMIN_TOKEN, WIDE)
   })
   afterEach(async () => {
-    await Promise.all(context.pages().map((page) => page.close()))
+    await closePages(context)
     expect(errors.splice(0), "console errors and page errors").toEqual([])
   })
   afterAll(async () => {

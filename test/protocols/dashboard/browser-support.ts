@@ -133,3 +133,17 @@ export const horizontalOverflow = (page: Page) =>
     }
     return { scrollWidth: document.documentElement.scrollWidth, width, outside: outside.slice(0, 8) }
   })
+
+/**
+ * Closes the context's pages, each given 5 s: Chromium can acknowledge a close
+ * that races a navigation's commit and never close the page
+ * (crbug.com/536385539; playwright issues 41900, 42366), and page.close()
+ * then waits for ever. A page left open goes with its context or browser.
+ */
+export const closePages = async (context: BrowserContext): Promise<void> => {
+  await Promise.all(
+    context
+      .pages()
+      .map((page) => Promise.race([page.close(), new Promise<void>((done) => setTimeout(done, 5_000).unref())]))
+  )
+}

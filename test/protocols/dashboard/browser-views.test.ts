@@ -11,7 +11,15 @@ import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { ADMIN_TOKEN, type Gateway, stores, useGateway } from "../../support/layers.js"
 import { type Seeded, seed, spanId, TRACE_ID } from "./browser-seed.js"
-import { chromiumAvailable, collectErrors, launchChromium, shown, signedInContext, textOf } from "./browser-support.js"
+import {
+  chromiumAvailable,
+  closePages,
+  collectErrors,
+  launchChromium,
+  shown,
+  signedInContext,
+  textOf
+} from "./browser-support.js"
 
 const available = chromiumAvailable("test/protocols/dashboard/browser-views.test.ts")
 
@@ -65,7 +73,7 @@ describe.skipIf(!available).each(stores)("the dashboard's views in Chromium ($na
     context = await signedInContext(browser, gateway, ADMIN_TOKEN)
   })
   afterEach(async () => {
-    await Promise.all(context.pages().map((page) => page.close()))
+    await closePages(context)
     expect(errors.splice(0), "console errors and page errors").toEqual([])
   })
   afterAll(async () => {

@@ -205,6 +205,9 @@ describe.skipIf(!available).each(stores)("the dashboard's session in Chromium ($
             const [response] = await within(
               Promise.all([
                 evil.waitForResponse((answer) => answer.url().endsWith("/v1/dashboard/session")),
+                // The navigation committed, not only answered: the next goto (or a close) racing the commit is
+                // what Chromium can drop (crbug.com/536385539; playwright issues 41900, 42366).
+                evil.waitForURL((url) => url.pathname === "/v1/dashboard/session", { waitUntil: "commit" }),
                 evil.getByRole("button", { name: form }).click()
               ]),
               `${origin}: posting ${form}`
@@ -212,7 +215,8 @@ describe.skipIf(!available).each(stores)("the dashboard's session in Chromium ($
             expect(response.status(), `${origin}: ${form}`).toBeGreaterThanOrEqual(400)
             expect(await response.headerValue("set-cookie"), `${origin}: ${form}`).toBeNull()
           }
-          await within(evil.close(), `${origin}: closing the attacker's page`)
+          // Not closed here: page.close() racing a navigation's commit can wait for ever in Chromium
+          // (crbug.com/536385539), as it did on CI; the page goes with its context after the test.
         }
       } finally {
         await within(attacker.close(), "stopping the attacker")
