@@ -13,7 +13,7 @@ import { notFound } from "../../schema/Errors.js"
 import { Alerts } from "../../src/alerts/Alerts.js"
 import { Issuers } from "../../src/auth/Issuers.js"
 import { DashboardSessions } from "../../src/dashboard/Sessions.js"
-import { Erasure } from "../../src/erasure/Erasure.js"
+import { Erasure, eraseFromGateway } from "../../src/erasure/Erasure.js"
 import { Evaluators } from "../../src/evaluators/Evaluators.js"
 import { orNotFound } from "../../src/platform/Found.js"
 import { Jobs } from "../../src/platform/jobs/Jobs.js"
@@ -21,7 +21,6 @@ import { Origins } from "../../src/projects/Origins.js"
 import { ProjectAdmin } from "../../src/projects/ProjectAdmin.js"
 import { ProjectSettings } from "../../src/projects/ProjectSettings.js"
 import { Retention } from "../../src/retention/Retention.js"
-import { Usage } from "../../src/usage/Usage.js"
 import { Webhooks } from "../../src/webhooks/Webhooks.js"
 
 /** Who asked, in an erasure's audit record, when the dashboard asked. */
@@ -39,7 +38,6 @@ export const DashboardOperateLive = HttpApiBuilder.group(Api, "dashboardOperate"
     const evaluators = yield* Evaluators
     const webhooks = yield* Webhooks
     const erasure = yield* Erasure
-    const usage = yield* Usage
     const jobs = yield* Jobs
 
     /** The path's project, if the session may read its settings (404 otherwise). */
@@ -181,9 +179,7 @@ export const DashboardOperateLive = HttpApiBuilder.group(Api, "dashboardOperate"
         Effect.flatMap(managing(path), (projectId) => erasure.preview(projectId, path.user_id))
       )
       .handle("eraseUser", ({ path }) =>
-        Effect.flatMap(managing(path), (projectId) =>
-          Effect.zipRight(usage.flush, erasure.erase(projectId, path.user_id, DASHBOARD_REQUESTER))
-        )
+        Effect.flatMap(managing(path), (projectId) => eraseFromGateway(projectId, path.user_id, DASHBOARD_REQUESTER))
       )
       .handle("listErasures", ({ path }) =>
         managing(path).pipe(

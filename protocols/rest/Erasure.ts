@@ -1,8 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as Effect from "effect/Effect"
 import { Api } from "../../schema/Api.js"
-import { Erasure } from "../../src/erasure/Erasure.js"
-import { Usage } from "../../src/usage/Usage.js"
+import { Erasure, eraseFromGateway } from "../../src/erasure/Erasure.js"
 
 /** Who asks through the admin API: the holder of ADMIN_TOKEN (the only admin identity there is). */
 export const ADMIN_API_REQUESTER = "admin-api"
@@ -10,12 +9,8 @@ export const ADMIN_API_REQUESTER = "admin-api"
 export const ErasureLive = HttpApiBuilder.group(Api, "erasure", (handlers) =>
   Effect.gen(function* () {
     const erasure = yield* Erasure
-    const usage = yield* Usage
     return handlers
-      .handle("eraseUser", ({ path }) =>
-        // This gateway's usage counts not yet written go in first, so the user's rows are all there to anonymize.
-        Effect.zipRight(usage.flush, erasure.erase(path.project_id, path.user_id, ADMIN_API_REQUESTER))
-      )
+      .handle("eraseUser", ({ path }) => eraseFromGateway(path.project_id, path.user_id, ADMIN_API_REQUESTER))
       .handle("listErasures", ({ path }) => Effect.map(erasure.list(path.project_id), (erasures) => ({ erasures })))
   })
 )

@@ -12,6 +12,7 @@ import { zeroCounts } from "../platform/db/UserData.js"
 import { ulid } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
 import { Projects } from "../projects/Projects.js"
+import { Usage } from "../usage/Usage.js"
 import { addTally, type ContentRow, ErasureRepo, type ErasureRow, type RunRef, type Tally } from "./ErasureRepo.js"
 
 /** Rows selected (and then deleted) per statement. */
@@ -293,3 +294,16 @@ export class Erasure extends Effect.Service<Erasure>()("svc/Erasure", {
     return { erase, preview, list } as const
   })
 }) {}
+
+/**
+ * Erasing a user from a serving gateway: this gateway's usage counts not
+ * yet written go in first (Usage keeps them in memory for up to a second),
+ * so the user's usage rows are all there to anonymize. The admin API and
+ * the dashboard erase through this; the command line, which records no
+ * usage, calls `Erasure.erase` itself.
+ */
+export const eraseFromGateway = (projectId: string, userId: string, requestedBy: string) =>
+  Effect.gen(function* () {
+    yield* (yield* Usage).flush
+    return yield* (yield* Erasure).erase(projectId, userId, requestedBy)
+  })
