@@ -17,17 +17,28 @@ import { Early, type Load } from "./load.js"
 import { pageParams, readPaging } from "./paging.js"
 import type { Location } from "./router.js"
 
+const threadFilters = (query: URLSearchParams) => ({
+  ...pageParams(readPaging(query)),
+  ...textParams(query, ["user_id", "workspace_id"]),
+  ...sharedFilters(query)
+})
+
 /** The list of threads (not a search): its key and its call, from the page's query. */
 export const threadList = {
   key: (projectId: string, query: URLSearchParams) => `${projectId}?${query}`,
   load: (projectId: string, query: URLSearchParams): Load<typeof DashboardThreadList.Type> => {
-    const urlParams = {
-      ...pageParams(readPaging(query)),
-      ...textParams(query, ["user_id", "workspace_id"]),
-      ...sharedFilters(query)
-    }
+    const urlParams = threadFilters(query)
     return (signal) => run(client.threads({ path: { project_id: projectId }, urlParams }), { signal })
   },
+  /** Whether a thread follows `after` under the page's filters (KeysetTable's `more`). */
+  more:
+    (projectId: string, query: URLSearchParams) =>
+    (after: string, signal: AbortSignal): Promise<boolean> => {
+      const urlParams = { ...threadFilters(query), limit: 1, after }
+      return run(client.threads({ path: { project_id: projectId }, urlParams }), { signal }).then(
+        (page) => page.threads.length > 0
+      )
+    },
   early: new Early<typeof DashboardThreadList.Type>()
 }
 

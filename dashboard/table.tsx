@@ -4,6 +4,7 @@
  * the pager under a paged one.
  */
 import type { ComponentChildren } from "preact"
+import { useLoad } from "./load.js"
 import { keysetNext, Pager, type Paging } from "./paging.js"
 import { Empty, TableWrap } from "./ui.js"
 
@@ -75,18 +76,36 @@ export const PagedTable = <R,>(
 export const noneText = (paging: Paging, plural: string): string =>
   paging.after ? `No more ${plural}.` : `No ${plural} match these filters.`
 
+/** Whether a row follows the cursor `after` under the list's filters: a page of one, asked for. */
+export type MoreAfter = (after: string, signal: AbortSignal) => Promise<boolean>
+
 /**
  * A page of a filtered list paged by its rows' ids (the last row's id is
  * the next page's cursor); the label, in lower case, names its rows when
- * there are none ("No runs match these filters.").
+ * there are none ("No runs match these filters."). A full page may be the
+ * last one: `more` asks whether a row follows (`moreKey` names the list's
+ * filters), and `Next page` waits for the answer; if the question fails,
+ * the button is offered.
  */
 export const KeysetTable = <R extends { readonly id: string }>(
-  props: Omit<TableProps<R>, "rowKey" | "empty"> & { readonly paging: Paging }
-) => (
-  <PagedTable
-    {...props}
-    rowKey={(row) => row.id}
-    empty={noneText(props.paging, props.label.toLowerCase())}
-    next={keysetNext(props.rows, props.paging)}
-  />
-)
+  props: Omit<TableProps<R>, "rowKey" | "empty"> & {
+    readonly paging: Paging
+    readonly more: MoreAfter
+    readonly moreKey: string
+  }
+) => {
+  const full = keysetNext(props.rows, props.paging)
+  const probed = useLoad(full === undefined ? undefined : `${props.moreKey}|${full}`, (signal) =>
+    props.more(full ?? "", signal)
+  )
+  const next =
+    full === undefined || probed.state === "loading" || (probed.state === "ok" && !probed.value) ? undefined : full
+  return (
+    <PagedTable
+      {...props}
+      rowKey={(row) => row.id}
+      empty={noneText(props.paging, props.label.toLowerCase())}
+      next={next}
+    />
+  )
+}

@@ -10,7 +10,8 @@ import { formatCount } from "../format.js"
 const percent = (part: number, whole: number): number => (whole > 0 ? (part / whole) * 100 : 0)
 const pctText = (part: number, whole: number): string => `${Math.round(percent(part, whole))}%`
 
-const number = (n: number): string => (Number.isInteger(n) ? String(n) : n.toPrecision(3))
+/** Three significant digits, trailing zeros dropped (0.2, not 0.200). */
+const number = (n: number): string => (Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(3))))
 
 const Bars = (props: { readonly rows: ReadonlyArray<{ readonly label: string; readonly count: number }> }) => {
   const max = Math.max(1, ...props.rows.map((row) => row.count))

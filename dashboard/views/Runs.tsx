@@ -49,12 +49,25 @@ export const Runs = ({ projectId, query }: ViewProps) => {
   const loaded = useLoad(`${projectId}?${query}`, (signal) =>
     run(client.runs({ path: { project_id: projectId }, urlParams }), { signal })
   )
+  const more = (after: string, signal: AbortSignal) =>
+    run(client.runs({ path: { project_id: projectId }, urlParams: { ...urlParams, limit: 1, after } }), {
+      signal
+    }).then((page) => page.runs.length > 0)
   return (
     <>
       <h1>Runs</h1>
       <Filters label="Filters" fields={FIELDS} query={query} />
       <Show loaded={loaded} what="runs">
-        {({ runs }) => <KeysetTable label="Runs" columns={columns(projectId)} rows={runs} paging={paging} />}
+        {({ runs }) => (
+          <KeysetTable
+            label="Runs"
+            columns={columns(projectId)}
+            rows={runs}
+            paging={paging}
+            more={more}
+            moreKey={`${projectId}?${query}`}
+          />
+        )}
       </Show>
     </>
   )

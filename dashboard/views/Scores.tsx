@@ -94,6 +94,10 @@ export const Scores = (props: ViewProps) => {
   const loaded = useLoad(`${projectId}?${query}`, (signal) =>
     run(client.scores({ path: { project_id: projectId }, urlParams }), { signal })
   )
+  const more = (after: string, signal: AbortSignal) =>
+    run(client.scores({ path: { project_id: projectId }, urlParams: { ...urlParams, limit: 1, after } }), {
+      signal
+    }).then((page) => page.scores.length > 0)
   const narrowed = TARGETS.filter((name) => param(query, name))
   return (
     <>
@@ -109,7 +113,16 @@ export const Scores = (props: ViewProps) => {
       <section aria-labelledby="score-list">
         <h2 id="score-list">Scores</h2>
         <Show loaded={loaded} what="scores">
-          {({ scores }) => <KeysetTable label="Scores" columns={columns(projectId)} rows={scores} paging={paging} />}
+          {({ scores }) => (
+            <KeysetTable
+              label="Scores"
+              columns={columns(projectId)}
+              rows={scores}
+              paging={paging}
+              more={more}
+              moreKey={`${projectId}?${query}`}
+            />
+          )}
         </Show>
       </section>
     </>

@@ -79,7 +79,16 @@ const ThreadList = ({ projectId, query }: ViewProps) => {
   const loaded = useLoad(threadList.key(projectId, query), threadList.load(projectId, query), threadList.early)
   return (
     <Show loaded={loaded} what="threads">
-      {({ threads }) => <KeysetTable label="Threads" columns={columns(projectId)} rows={threads} paging={paging} />}
+      {({ threads }) => (
+        <KeysetTable
+          label="Threads"
+          columns={columns(projectId)}
+          rows={threads}
+          paging={paging}
+          more={threadList.more(projectId, query)}
+          moreKey={threadList.key(projectId, query)}
+        />
+      )}
     </Show>
   )
 }

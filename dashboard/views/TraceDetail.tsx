@@ -12,11 +12,12 @@ import { useSettled } from "../settle.js"
 import { Badge, Empty, Facts, Show, Time, useTitle } from "../ui.js"
 import { SpanDetail } from "./SpanDetail.js"
 import { TraceRuns } from "./TraceRuns.js"
-import { type Row, waterfall } from "./waterfall.js"
+import { axisTicks, type Row, waterfall } from "./waterfall.js"
 
 /** Deeper spans stop indenting here, so the names keep room. */
 const INDENT_MAX = 16
 
+/** The row in words, for a screen reader: "name · model · tokens". */
 const rowLabel = (row: Row): string => {
   const parts = [row.span.name]
   if (row.genAi) {
@@ -60,11 +61,16 @@ class SpanRow extends Component<SpanRowProps> {
           aria-expanded={selected}
           onClick={() => select(selected ? undefined : span.span_id)}
         >
-          <span class="span-name" style={{ paddingLeft: `${Math.min(row.depth, INDENT_MAX) * 0.75}rem` }}>
+          {/* Drawn for the eye; the row's name says it once, in words (rowLabel). */}
+          <span
+            class="span-name"
+            aria-hidden="true"
+            style={{ paddingLeft: `${Math.min(row.depth, INDENT_MAX) * 0.75}rem` }}
+          >
             <span class="text">{span.name}</span>
             {row.genAi ? <span class="badge ai">{row.genAi.model ?? span.convention ?? "GenAI"}</span> : null}
             {row.genAi && (row.genAi.inputTokens !== undefined || row.genAi.outputTokens !== undefined) ? (
-              <span class="tokens" aria-hidden="true">
+              <span class="tokens">
                 {formatCount(row.genAi.inputTokens ?? 0)}→{formatCount(row.genAi.outputTokens ?? 0)} tok
               </span>
             ) : null}
@@ -74,7 +80,10 @@ class SpanRow extends Component<SpanRowProps> {
             <span class="bar" style={{ left: `${row.left}%`, width: `max(2px, ${row.width}%)` }} />
           </span>
           <span class="span-time">
-            <span class="sr-only">{rowLabel(row)}, </span>
+            <span class="sr-only">
+              {rowLabel(row)}
+              {failed ? ", error" : ""},{" "}
+            </span>
             {formatDuration(span.duration_ms)}
           </span>
         </button>
@@ -87,9 +96,14 @@ const Axis = ({ totalMs }: { readonly totalMs: number }) => (
   <div class="axis" aria-hidden="true">
     <span class="span-name">Span</span>
     <span class="track">
-      {[0, 25, 50, 75, 100].map((pct) => (
-        <span key={pct} class="tick" style={{ left: `${pct}%` }}>
-          {formatDuration((totalMs * pct) / 100)}
+      {axisTicks(totalMs).map((at) => (
+        // A tick near the right edge ends there, so its label stays inside the track.
+        <span
+          key={at}
+          class={at > totalMs * 0.9 ? "tick end" : "tick"}
+          style={{ left: `${totalMs > 0 ? (at / totalMs) * 100 : 0}%` }}
+        >
+          {formatDuration(at)}
         </span>
       ))}
     </span>

@@ -144,3 +144,14 @@ export const waterfall = (spans: ReadonlyArray<Span>): Waterfall => {
   }
   return { rows, totalMs }
 }
+
+/** Round times for the axis: a step of 1, 2 or 5 times a power of ten, about four steps across the trace. */
+export const axisTicks = (totalMs: number): ReadonlyArray<number> => {
+  if (!(totalMs > 0)) return [0]
+  const rough = totalMs / 4
+  const power = 10 ** Math.floor(Math.log10(rough))
+  const step = [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= rough) ?? 10 * power
+  const ticks: Array<number> = []
+  for (let i = 0; i * step <= totalMs * (1 + 1e-9); i++) ticks.push(i * step)
+  return ticks
+}
