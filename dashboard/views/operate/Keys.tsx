@@ -3,7 +3,7 @@
  * line"): each by its name and visible prefix, when it was made, when it
  * expires and whether it is revoked; a new one with an expiry preset, shown
  * once; revoking one after a confirmation. The gateway refuses an API key's
- * session here (403), which the view says in words.
+ * session here (403): the view says so and asks nothing.
  */
 import { useState } from "preact/hooks"
 import { type ApiKeyCreated, type ApiKeyInfo, CreateApiKey } from "../../../schema/Admin.js"
@@ -13,7 +13,7 @@ import type { ViewProps } from "../../router.js"
 import { Badge, Empty, Show, TableWrap, Time, useTitle } from "../../ui.js"
 import { operate } from "./client.js"
 import { ActionResult, ConfirmDialog, SecretOnce, useAction } from "./forms.js"
-import { checked } from "./parts.js"
+import { AdminOnly, checked } from "./parts.js"
 import { useReloadable } from "./settings-parts.js"
 
 type Key = typeof ApiKeyInfo.Type
@@ -171,6 +171,15 @@ const CreateForm = ({
 
 export const Keys = ({ projectId, sessionKind }: ViewProps) => {
   useTitle("API keys")
+  return (
+    <div class="keys-view">
+      <h1>API keys</h1>
+      {sessionKind === "admin" ? <KeyList projectId={projectId} /> : <AdminOnly what="API keys" />}
+    </div>
+  )
+}
+
+const KeyList = ({ projectId }: { readonly projectId: string }) => {
   const { loaded, reload } = useReloadable(projectId, (signal) =>
     run(operate().listApiKeys({ path: { project_id: projectId } }), { signal })
   )
@@ -187,8 +196,7 @@ export const Keys = ({ projectId, sessionKind }: ViewProps) => {
     reload()
   }
   return (
-    <div class="keys-view">
-      <h1>API keys</h1>
+    <>
       <Show loaded={loaded} what="the API keys">
         {({ api_keys }) => (
           <>
@@ -197,7 +205,7 @@ export const Keys = ({ projectId, sessionKind }: ViewProps) => {
           </>
         )}
       </Show>
-      {sessionKind === "admin" ? <CreateForm projectId={projectId} reload={reload} /> : null}
+      <CreateForm projectId={projectId} reload={reload} />
       <ConfirmDialog
         open={revoking !== undefined}
         title="Revoke key"
@@ -215,6 +223,6 @@ export const Keys = ({ projectId, sessionKind }: ViewProps) => {
           ) : null}
         </p>
       </ConfirmDialog>
-    </div>
+    </>
   )
 }
