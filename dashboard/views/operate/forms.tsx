@@ -124,7 +124,7 @@ export const SecretOnce = (props: {
       <code class="secret-value">{props.value}</code>{" "}
       <button type="button" onClick={copy}>
         {props.copyLabel}
-      </button>
+      </button>{" "}
       <span role="status">{copied ?? ""}</span>
     </section>
   )
