@@ -34,6 +34,8 @@ export const Table = <R,>({ label, columns, rows, rowKey, empty }: TableProps<R>
   ) : (
     <TableWrap label={label}>
       <table>
+        {/* The table's own name, for a screen reader's list of tables (the heading above says it to the eye). */}
+        <caption class="sr-only">{label}</caption>
         <thead>
           <tr>
             {columns.map((column) => (

@@ -253,6 +253,8 @@ describe.skipIf(!available).each(stores)("the dashboard's views in Chromium ($na
     await page.goto(`${gateway.baseUrl}/dashboard/projects/${paged.project_id}/threads?limit=25`)
     await shown(bodyRows(page, "Threads"))
     expect(await bodyRows(page, "Threads").count()).toBe(25)
+    // The table is named by its caption, for a screen reader's list of tables.
+    await shown(page.getByRole("table", { name: "Threads" }))
     const next = page.getByRole("button", { name: "Next page" })
     expect((await probed).status()).toBe(200)
     await expect.poll(() => next.isDisabled()).toBe(true)
