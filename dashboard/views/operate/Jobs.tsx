@@ -67,7 +67,17 @@ const JobsList = () => {
     },
     {
       title: "Next run",
-      cell: (job) => (job.running ? <Badge tone="warn">running</Badge> : <Time at={job.next_run_at} />)
+      cell: (job) =>
+        job.running ? (
+          <Badge tone="warn">running</Badge>
+        ) : job.next_run_at && job.next_run_at.getTime() <= Date.now() ? (
+          // A time already past: the job runs at its scheduler's next tick.
+          <>
+            <Badge>due</Badge> <Time at={job.next_run_at} />
+          </>
+        ) : (
+          <Time at={job.next_run_at} />
+        )
     },
     { title: "Runs", num: true, cell: (job) => formatCount(job.runs) },
     {

@@ -48,6 +48,8 @@ interface AdminJob {
   readonly name: string
   readonly runs: number
   readonly last_started_at: string | null
+  readonly next_run_at: string | null
+  readonly running: boolean
 }
 
 /** No "Loading …" left on the page. */
@@ -414,6 +416,12 @@ describe.skipIf(!available).each(stores)("the dashboard's Webhooks, Erasure and 
     expect(cells.map((row) => row[0])).toEqual(before.map((job) => job.name))
     expect(cells.map((row) => row[7])).toEqual(before.map((job) => String(job.runs)))
     expect(before.map((job) => job.name)).toContain("retention")
+    // A next run already past says the job is due (these jobs run only when asked: none is scheduled ahead).
+    const now = Date.now()
+    for (const [at, job] of before.entries()) {
+      const due = !job.running && job.next_run_at !== null && Date.parse(job.next_run_at) <= now
+      expect(cells[at]?.[6]?.startsWith("due"), `${job.name}: ${job.next_run_at}`).toBe(due)
+    }
     await check(page, "jobs")
 
     const retention = before.find((job) => job.name === "retention")
