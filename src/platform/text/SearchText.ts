@@ -22,8 +22,8 @@ export const SEARCH_CONFIG = "simple"
 /** Characters past this are not indexed (a tsvector holds at most 1 MB). */
 const INDEXED_CHARS_MAX = 100_000
 
-/** Scripts written without spaces between words: indexed and queried character by character. */
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u
+/** Scripts written without spaces between words: indexed and queried character by character (topics read it too). */
+export const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u
 const UNSPACED_ALL = new RegExp(UNSPACED.source, "gu")
 const UNSPACED_RUN = new RegExp(`${UNSPACED.source}+`, "gu")
 
