@@ -32,10 +32,18 @@ export class Message extends Schema.Class<Message>("Message")({
 
 const exampleContent = { role: "user", content: [{ type: "text", text: "Where should we stay in Lisbon?" }] }
 
+/** The order of a message list: by creation (id), oldest first (`asc`, the default) or newest first (`desc`). */
+export const MessageListOrder = Schema.Literal("asc", "desc").annotations({
+  description:
+    "`asc` (the default): oldest first; `desc`: newest first. `after` reads on in the same order (the messages after it in that order)."
+})
+export type MessageListOrder = typeof MessageListOrder.Type
+
 export const MessageListQuery = Schema.Struct({
   format: Schema.optional(MessageFormat),
   limit: PageLimit(Limits.message.listDefault, Limits.message.listMax),
-  after: Schema.optional(StorableString)
+  after: Schema.optional(StorableString),
+  order: Schema.optional(MessageListOrder)
 })
 export type MessageListQuery = typeof MessageListQuery.Type
 
@@ -48,7 +56,7 @@ export const CreateMessage = Schema.Struct({
   content: MessageContent,
   external_id: Schema.optional(Schema.NullOr(MessageExternalId)).annotations({
     description:
-      "The client's own id for the message, unique in the thread: a second create with it stores nothing and answers the first message's id (200)"
+      "The client's own id for the message, unique in the thread: a second create with it answers that message's id (200) and stores no new message; when its format or content differ, they replace the message's (a re-post of a finished message), else nothing is written (a retry)"
   }),
   parent_external_id: Schema.optional(Schema.NullOr(MessageExternalId)).annotations({
     description:
@@ -66,9 +74,13 @@ export const MessageCreated = Schema.Struct({ message_id: Id }).annotations({
   description: "The message was stored"
 })
 
-/** A create whose external_id the thread already has: nothing stored, the first message's id. */
+/**
+ * A create whose external_id the thread already has: that message's id. Its format and content
+ * are replaced when the request's differ (a replace), else nothing is written (a retry).
+ */
 export const MessageExisting = Schema.Struct({ message_id: Id }).annotations({
-  description: "The thread already has a message with this external_id: its id, nothing stored"
+  description:
+    "The thread already has a message with this external_id: its id, no new message. Its format and content are now the request's (replaced when they differed; an identical re-post writes nothing)"
 })
 
 export const UpdateMessage = Schema.Struct({ content: MessageContent }).annotations({

@@ -19,7 +19,18 @@ await esbuild.build({
   format: "esm",
   platform: "neutral",
   target: "es2022",
-  external: ["effect", "effect/*", "@effect/platform", "@effect/platform/*", "ai", "@opentelemetry/*"],
+  // The package's dependencies and peers stay imports: one copy of each in the app (assistant-ui's stream type is
+  // assistant-stream's own class, not a bundled twin).
+  external: [
+    "effect",
+    "effect/*",
+    "@effect/platform",
+    "@effect/platform/*",
+    "assistant-stream",
+    "assistant-stream/*",
+    "ai",
+    "@opentelemetry/*"
+  ],
   chunkNames: "chunks/[name]-[hash]",
   sourcemap: true,
   logLevel: "warning"

@@ -203,8 +203,8 @@ const main = async () => {
   const history: Array<UIMessage> = []
   if (threadId !== undefined) {
     const { messages } = await persistence.load(threadId)
-    // load gives the newest first (the contract's order): the model wants the oldest first
-    history.push(...messages.map((item) => item.message).reverse())
+    // The formatted load gives the oldest first (the store's load, newest first, reversed), as the model wants them
+    history.push(...messages.map((item) => item.message))
     console.log(`continuing ${threadId} (${history.length} messages stored)`)
   } else {
     threadId = (await cloud.threads.create({ last_message_at: new Date() })).thread_id

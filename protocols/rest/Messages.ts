@@ -46,7 +46,7 @@ export const MessagesLive = HttpApiBuilder.group(Api, "messages", (handlers) =>
       )
       .handle("create", ({ path, payload }) =>
         Effect.flatMap(Caller, (caller) => messages.create(caller, path.thread_id, payload)).pipe(
-          // A message the thread had (its external_id): 200, the MessageExisting answer.
+          // A message the thread had (its external_id), replaced or as it was: 200, the MessageExisting answer.
           Effect.map((outcome) =>
             outcome._tag === "Created"
               ? { message_id: outcome.id }

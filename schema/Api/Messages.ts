@@ -52,7 +52,7 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
         OpenApi.annotations({
           summary: "List messages",
           description:
-            "A thread's messages, oldest first. Page with `after` (the last message id of the previous page); `format` keeps one format."
+            "A thread's messages, oldest first, or newest first with `order=desc`. Page with `after` (the last message id of the previous page, read on in the same order); `format` keeps one format."
         })
       )
   )
@@ -68,7 +68,7 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
         OpenApi.annotations({
           summary: "Append a message",
           description:
-            "Adds a message to the thread, under `parent_id` or `parent_external_id` (neither for a root). Content is a JSON object of at most 64 KB; the body cap is 128 KiB. An `external_id` the thread already has answers 200 with that message's id and stores nothing (a client's retry)."
+            "Adds a message to the thread, under `parent_id` or `parent_external_id` (neither for a root). Content is a JSON object of at most 64 KB; the body cap is 128 KiB. An `external_id` the thread already has answers 200 with that message's id and stores no new message: when the format or content differ from the stored ones they replace them (the finished version of a message stored while it streamed), else nothing is written (a client's retry)."
         })
       )
   )

@@ -8,6 +8,7 @@
 import type { MessageContent } from "../../schema/Common.js"
 import { Limits } from "../../schema/Limits.js"
 import type { AssistantCloud } from "../cloud/AssistantCloud.js"
+import { sameFormat } from "../cloud/format.js"
 import type { CloudMessage } from "../cloud/shapes.js"
 
 /** A message's content as stored: a JSON object (at most 64 KB serialized). */
@@ -72,13 +73,17 @@ export interface FormattedPersistence<TMessage> {
   readonly update:
     | ((threadId: string, item: FormattedMessageItem<TMessage>, messageId?: string) => Promise<void>)
     | undefined
-  /** The thread's messages of the adapter's format, decoded, in the reverse of the server's order. */
+  /** The thread's messages of the adapter's format, decoded, oldest first (the reverse of the persistence's load). */
   load(threadId: string): Promise<{ messages: Array<FormattedMessageItem<TMessage>> }>
   isPersisted(messageId: string): boolean
 }
 
 /** The largest page of the message list: load asks for it and reads a shorter page as the last. */
 const pageSize = Limits.message.listMax
+
+/** A local id sent as the message's `external_id` (the wire takes 1 to 255 characters; another is not sent). */
+const externalIdOf = (messageId: string): string | undefined =>
+  messageId.length > 0 && messageId.length <= Limits.message.externalIdMaxLength ? messageId : undefined
 
 /** A local id's entry: the remote id, or the create still under way. */
 type Entry = string | Promise<string>
@@ -88,8 +93,11 @@ type Entry = string | Promise<string>
  * message ids to the server's. Concurrent appends are safe: a child whose
  * parent is still being created waits for the parent's remote id, and a
  * second append of an id under way waits for the first instead of storing the
- * message twice. Messages are sent without `external_id`: the map lives in
- * this object (call `reset()` when switching threads), not on the server.
+ * message twice. Each message is sent with its local id as `external_id`, so
+ * that appending a stored message again (an app storing a message while it
+ * streams, then the finished one) replaces its content on the gateway instead
+ * of storing a second message; the map itself lives in this object (call
+ * `reset()` when switching threads).
  */
 export class CloudMessagePersistence {
   readonly #cloud: () => MessagePersistenceCloud
@@ -104,8 +112,9 @@ export class CloudMessagePersistence {
    * Stores a message under its parent. `parentId` is a local id: while its
    * create is under way the append waits for it (and fails with it), once
    * stored its remote id is sent; an id the map does not know is sent as it
-   * is (it may be a remote id already). A message already stored is stored
-   * again (a new remote id replaces the old one in the map).
+   * is (it may be a remote id already). A message already stored is sent
+   * again with the same `external_id`: the gateway answers the same remote id
+   * and takes the new content (an identical one writes nothing).
    */
   async append(
     threadId: string,
@@ -124,7 +133,10 @@ export class CloudMessagePersistence {
     const parent = parentId ? ids.get(parentId) : undefined
     const create = async () => {
       const parent_id = parentId ? ((await parent) ?? parentId) : null
-      const { message_id } = await cloud.threads.messages.create(threadId, { parent_id, format, content })
+      const external_id = externalIdOf(messageId)
+      const body =
+        external_id === undefined ? { parent_id, format, content } : { parent_id, format, content, external_id }
+      const { message_id } = await cloud.threads.messages.create(threadId, body)
       return message_id
     }
     const task = create()
@@ -172,11 +184,13 @@ export class CloudMessagePersistence {
   }
 
   /**
-   * The thread's messages (of `format`, when given) in the server's order,
-   * oldest first. Pages of 200 are read with `after=<last id>` until a short
-   * page; rows already seen are dropped, and a page with nothing new ends the
-   * walk (a server that cannot resolve the cursor replays an earlier page).
-   * Each loaded id maps to itself unless the map has it already.
+   * The thread's messages (of `format`, when given), newest first, as the
+   * original's load gave them: its callers (createFormattedPersistence,
+   * assistant-ui's history adapter) reverse them into oldest first, parents
+   * before children. Pages of 200 are read with `order=desc&after=<last id>`
+   * until a short page; rows already seen are dropped, and a page with nothing
+   * new ends the walk (a server that cannot resolve the cursor replays an
+   * earlier page). Each loaded id maps to itself unless the map has it already.
    */
   async load(threadId: string, format?: string): Promise<Array<CloudMessage>> {
     const cloud = this.#cloud()
@@ -186,7 +200,12 @@ export class CloudMessagePersistence {
     let after: string | undefined
     for (;;) {
       const page = (
-        await cloud.threads.messages.list(threadId, { format: format || undefined, limit: pageSize, after })
+        await cloud.threads.messages.list(threadId, {
+          format: format || undefined,
+          limit: pageSize,
+          after,
+          order: "desc"
+        })
       ).messages
       const fresh = page.filter((message) => !seen.has(message.id))
       for (const message of fresh) seen.add(message.id)
@@ -210,8 +229,9 @@ export class CloudMessagePersistence {
  * Wraps a persistence with a format adapter: `append(threadId, { parentId,
  * message })` stores `adapter.encode(item)` under `adapter.getId(message)` in
  * the adapter's format; `update` exists when the wrapped persistence has one;
- * `load(threadId)` keeps the messages of the adapter's format, decodes them,
- * and reverses the server's order.
+ * `load(threadId)` keeps the messages of the adapter's format (`aui/v0` and
+ * `svc/v0` being one), decodes them, and reverses the persistence's order
+ * (newest first) into oldest first.
  */
 export const createFormattedPersistence = <TMessage, TStorageFormat extends StoredContent = StoredContent>(
   persistence: MessagePersistenceLike,
@@ -236,7 +256,7 @@ export const createFormattedPersistence = <TMessage, TStorageFormat extends Stor
       const format = codec.format
       const stored = await persistence.load(threadId, format)
       const messages = stored
-        .filter((message) => message.format === format)
+        .filter((message) => sameFormat(message.format, format))
         .map(({ id, parent_id, content }) => codec.decode({ id, parent_id, format, content }))
       return { messages: messages.reverse() }
     },

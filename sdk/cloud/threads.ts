@@ -3,6 +3,7 @@ import type { CreateFeedback, CreateMessage, DeleteMessages, MessageListQuery } 
 import type { CreateThread, ThreadListQuery, UpdateThread } from "../../schema/Thread.js"
 import * as check from "../core/check.js"
 import type { Transport } from "../core/request.js"
+import { formatFromWire, formatToWire } from "./format.js"
 import { type CloudMessage, type CloudThread, idOf, listOf, messageOf, threadOf } from "./shapes.js"
 
 type Encoded<S extends { readonly Encoded: unknown }> = S["Encoded"]
@@ -15,7 +16,7 @@ type Loose<A> = { readonly [K in keyof A]?: A[K] | undefined }
 
 /** Query of the thread lists: is_archived, limit, after. */
 export type ThreadListParams = Loose<ThreadListQuery>
-/** Query of the message lists: format, limit, after. */
+/** Query of the message lists: format, limit, after, order (`desc`: newest first). */
 export type MessageListParams = Loose<MessageListQuery>
 
 /** `last_message_at` is a Date here, sent as an ISO string. */
@@ -40,10 +41,21 @@ const feedbackBody = (body: FeedbackBody): Record<string, unknown> => {
   return comment === "" ? { type: body.type } : { type: body.type, comment }
 }
 
+/** The query with the format named as the wire names it (format.ts). */
+const wireQuery = (query: MessageListParams | undefined): MessageListParams | undefined =>
+  typeof query?.format === "string" ? Object.assign({}, query, { format: formatToWire(query.format) }) : query
+
+/** A listed message with its format named as the promise client names it (format.ts). */
+const listedMessage = (value: unknown, path: string): CloudMessage => {
+  const message = messageOf(value, path)
+  const format = formatFromWire(message.format)
+  return format === message.format ? message : Object.assign({}, message, { format })
+}
+
 export const messagesList = (transport: Transport, path: string, query?: MessageListParams) =>
   transport
-    .json(path, { query })
-    .then((body) => ({ messages: listOf<CloudMessage>(body, "messages", "message", messageOf) }))
+    .json(path, { query: wireQuery(query) })
+    .then((body) => ({ messages: listOf<CloudMessage>(body, "messages", "message", listedMessage) }))
 
 export const threadsList = (transport: Transport, path: string, query?: ThreadListParams) =>
   transport
@@ -53,9 +65,19 @@ export const threadsList = (transport: Transport, path: string, query?: ThreadLi
 export const makeMessages = (transport: Transport) => ({
   list: (threadId: string, query?: MessageListParams): Promise<{ messages: ReadonlyArray<CloudMessage> }> =>
     messagesList(transport, `/threads/${seg(threadId)}/messages`, query),
+  /**
+   * Stores a message (`aui/v0` is sent as `svc/v0`). With an `external_id` the thread has, the
+   * gateway answers that message's id and its content becomes this one (docs/decisions.md).
+   */
   create: (threadId: string, body: CreateMessageBody): Promise<{ message_id: string }> =>
     transport
-      .json(`/threads/${seg(threadId)}/messages`, { method: "POST", body })
+      .json(`/threads/${seg(threadId)}/messages`, {
+        method: "POST",
+        body:
+          body.format === formatToWire(body.format)
+            ? body
+            : Object.assign({}, body, { format: formatToWire(body.format) })
+      })
       .then((answer) => ({ message_id: idOf(answer, "message_id") })),
   update: async (threadId: string, messageId: string, body: { readonly content: CreateMessageBody["content"] }) => {
     await transport.noContent(`/threads/${seg(threadId)}/messages/${seg(messageId)}`, { method: "PUT", body })

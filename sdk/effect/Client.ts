@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import type { Simplify } from "effect/Types"
-import type { RunStreamBody } from "../cloud/runs.js"
+import type { RunStreamBody, TextDeltaChunk } from "../cloud/runs.js"
 import { makeRuns } from "../cloud/runs.js"
 import { type AssistantCloudConfig, resolveConfig } from "../core/config.js"
 import { CloudAPIError } from "../core/errors.js"
@@ -147,6 +147,8 @@ const make = (config: AssistantCloudConfig) =>
                   evaluate: () => chunks,
                   onError: (error) => error
                 }).pipe(
+                  // The text of the AssistantStream's text part (its part-start and part-finish carry none).
+                  Stream.filter((chunk): chunk is TextDeltaChunk => chunk.type === "text-delta"),
                   Stream.map((chunk) => chunk.textDelta),
                   Stream.mapError((error) => error as SvcClientError)
                 )

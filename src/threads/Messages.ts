@@ -41,7 +41,8 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       return yield* repo.list(caller.projectId, threadId, {
         limit: query.limit,
         format: query.format,
-        after: query.after
+        after: query.after,
+        order: query.order
       })
     })
 
@@ -56,13 +57,16 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       maxBytes?: number
     ) {
       yield* threads.requireInProject(projectId, threadId)
-      const { limit, format, after } = query
-      return yield* repo.list(projectId, threadId, { limit, format, after, maxBytes })
+      const { limit, format, after, order } = query
+      return yield* repo.list(projectId, threadId, { limit, format, after, order, maxBytes })
     })
 
     /**
-     * Appends a message, or answers the thread's message with the same
-     * external_id (a client's retry: nothing is written or counted).
+     * Appends a message (Created), or answers the thread's message with the same external_id: a
+     * re-post whose format or content differ replaces them, search text included (Replaced: the
+     * finished version of a message an app stored while it streamed), an identical one writes
+     * nothing (Existing: a client's retry). Neither counts a message in usage nor sends
+     * message.created; the parent of a re-post is not compared (a message does not move in the tree).
      */
     const create = fn("Messages.create")(function* (caller: CallerShape, threadId: string, input: CreateMessage) {
       const message = {
@@ -77,17 +81,30 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       }
       // The repository gives the message an id above the thread's largest, made under the thread's lock
       // when this one is not (MessagesRepo.append): appends racing on a thread all succeed. An append that
-      // lost its external_id to a concurrent one runs again to find it.
-      const attempt = (id: string, triesLeft: number): Effect.Effect<AppendOutcome, InvalidRequest | NotFound> =>
-        repo.append(caller, Object.assign({ id }, message)).pipe(
+      // lost its external_id to a concurrent one runs again to find it; so does one whose message with
+      // that external_id was deleted before its replace.
+      const attempt = (id: string, triesLeft: number): Effect.Effect<AppendOutcome, InvalidRequest | NotFound> => {
+        const again = () =>
+          triesLeft > 1 ? attempt(id, triesLeft - 1) : Effect.dieMessage("external_id taken, yet not found")
+        return repo.append(caller, Object.assign({ id }, message)).pipe(
+          Effect.flatMap(
+            (outcome): Effect.Effect<AppendOutcome, InvalidRequest | NotFound> =>
+              outcome._tag !== "Existing"
+                ? Effect.succeed(outcome)
+                : Effect.flatMap(
+                    repo.replaceIfChanged(caller.projectId, threadId, outcome.id, message),
+                    ({ found, replaced }) =>
+                      !found ? again() : Effect.succeed(replaced ? { _tag: "Replaced", id: outcome.id } : outcome)
+                  )
+          ),
           Effect.catchTags({
-            ExternalIdTaken: () =>
-              triesLeft > 1 ? attempt(id, triesLeft - 1) : Effect.dieMessage("external_id taken, yet not found"),
+            ExternalIdTaken: again,
             ParentRefused: ({ field, disagree }) => Effect.fail(parentRefused(field, disagree)),
             RowNotFound: ({ what }) => Effect.fail(notFound(what))
           })
         )
-      // message.created goes out with the message (the outbox); a retry that found it sends nothing.
+      }
+      // message.created goes out with the message (the outbox); a retry or a replace sends nothing.
       const outcome = yield* outbox.withMessageCreated(
         caller.projectId,
         attempt(newId("msg"), EXTERNAL_ID_TRIES),

@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import type { MessageListOrder } from "../../schema/Message.js"
 import { foundOrFail, RowNotFound } from "../platform/db/RowNotFound.js"
 import { isReferenceGone } from "../platform/db/SqlErrors.js"
 import { isoTimestampSql } from "../platform/db/SqlText.js"
@@ -46,10 +47,14 @@ export class ExternalIdTaken extends Data.TaggedError("ExternalIdTaken")<{}> {}
 /** The id given was not above the thread's largest: nothing was written. */
 class IdNotAfterLast extends Data.TaggedError("IdNotAfterLast")<{}> {}
 
-/** What an append did: stored the message, or found the thread's message with its external_id. */
+/**
+ * What an append did: stored the message, or found the thread's message with its external_id
+ * (Existing); the use case turns an Existing whose format or content differ into Replaced.
+ */
 export type AppendOutcome =
   | { readonly _tag: "Created"; readonly id: string }
   | { readonly _tag: "Existing"; readonly id: string }
+  | { readonly _tag: "Replaced"; readonly id: string }
 
 interface AppendRow {
   readonly thread_found: boolean
@@ -214,10 +219,11 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
       )
 
     /**
-     * A page of a thread's messages, oldest first. With maxBytes, the page ends at the first message
-     * that takes the page's content past maxBytes (that one included): the database still measures up
-     * to `limit` rows, but a reader that cuts pages to a size receives no more than it can keep
-     * (decisions.md "MCP").
+     * A page of a thread's messages, oldest first, or newest first with `order: "desc"` (by id, which
+     * grows in commit order within a thread: see `append`); `after` is a keyset cursor in that order.
+     * With maxBytes, the page ends at the first message that takes the page's content past maxBytes
+     * (that one included): the database still measures up to `limit` rows, but a reader that cuts pages
+     * to a size receives no more than it can keep (decisions.md "MCP").
      */
     const list = (
       projectId: string,
@@ -226,9 +232,15 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
         readonly limit: number
         readonly format: string | undefined
         readonly after: string | undefined
+        readonly order?: MessageListOrder | undefined
         readonly maxBytes?: number | undefined
       }
     ) => {
+      const desc = options.order === "desc"
+      // Both orders walk the primary key (project_id, thread_id, id), forwards or backwards.
+      const direction = desc ? sql.literal("DESC") : sql.literal("ASC")
+      const cursor =
+        options.after === undefined ? sql`` : desc ? sql`AND id < ${options.after}` : sql`AND id > ${options.after}`
       const page = sql<MessageRow>`SELECT id, parent_id, external_id, height,
           ${sql.literal(isoTimestampSql("created_at"))} AS created_at,
           ${sql.literal(isoTimestampSql("updated_at"))} AS updated_at,
@@ -236,16 +248,45 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
         FROM messages
         WHERE project_id = ${projectId} AND thread_id = ${threadId}
           ${options.format === undefined ? sql`` : sql`AND format = ${options.format}`}
-          ${options.after === undefined ? sql`` : sql`AND id > ${options.after}`}
-        ORDER BY id LIMIT ${options.limit}`
+          ${cursor}
+        ORDER BY id ${direction} LIMIT ${options.limit}`
       if (options.maxBytes === undefined) return page
       return sql<MessageRow>`SELECT id, parent_id, external_id, height, created_at, updated_at, format, content
-        FROM (SELECT page.*, sum(octet_length(page.content)) OVER (ORDER BY page.id ROWS UNBOUNDED PRECEDING)
+        FROM (SELECT page.*, sum(octet_length(page.content)) OVER (ORDER BY page.id ${direction} ROWS UNBOUNDED PRECEDING)
             - octet_length(page.content) AS read_before
           FROM (${page}) AS page) AS counted
         WHERE read_before <= ${options.maxBytes}
-        ORDER BY id`
+        ORDER BY id ${direction}`
     }
+
+    /**
+     * A re-post of a message by its external_id (`append` found it): its format, content and
+     * searchable text become the request's when they differ (jsonb equality: key order and spacing
+     * do not count), and `updated_at` moves; an identical re-post writes nothing. `found` is false
+     * when the message went (deleted) since the append looked.
+     */
+    const replaceIfChanged = (
+      projectId: string,
+      threadId: string,
+      id: string,
+      message: Pick<NewMessage, "format" | "contentJson" | "searchText">
+    ) =>
+      sql<{ found: boolean; replaced: boolean }>`
+        WITH m AS (
+          SELECT id, format, content FROM messages
+          WHERE project_id = ${projectId} AND thread_id = ${threadId} AND id = ${id}
+          FOR NO KEY UPDATE
+        ), upd AS (
+          UPDATE messages SET format = ${message.format}, content = ${message.contentJson}::jsonb,
+            search_tsv = ${tsvectorOf(sql, message.searchText)}, updated_at = now()
+          FROM m
+          WHERE messages.project_id = ${projectId} AND messages.thread_id = ${threadId} AND messages.id = m.id
+            AND (m.format <> ${message.format} OR m.content <> ${message.contentJson}::jsonb)
+          RETURNING 1
+        )
+        SELECT EXISTS (SELECT 1 FROM m) AS found, EXISTS (SELECT 1 FROM upd) AS replaced`.pipe(
+        Effect.map(([row]) => ({ found: row?.found ?? false, replaced: row?.replaced ?? false }))
+      )
 
     /**
      * RowNotFound when the message is not in the thread. The searchable text
@@ -286,6 +327,7 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
     return {
       append: fn("MessagesRepo.append")(append, Effect.catchTag("SqlError", Effect.die)),
       list: fn("MessagesRepo.list")(list, Effect.orDie),
+      replaceIfChanged: fn("MessagesRepo.replaceIfChanged")(replaceIfChanged, Effect.orDie),
       updateContent: fn("MessagesRepo.updateContent")(updateContent, Effect.catchTag("SqlError", Effect.die)),
       removeWithDescendants: fn("MessagesRepo.removeWithDescendants")(removeWithDescendants, Effect.orDie)
     } as const

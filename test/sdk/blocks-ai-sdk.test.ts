@@ -270,19 +270,19 @@ for (const store of clientStores)
         )
         for (const row of raw) expect(Object.keys(row.content)).not.toContain("id")
 
-        // A page reload: a fresh persistence loads the thread under the server's ids. The gateway lists
-        // oldest first and the helper reverses (docs/decisions.md "Client building blocks (svc-client, issue 14)"):
-        // newest first, so the app reverses again.
+        // A page reload: a fresh persistence loads the thread under the server's ids. The persistence loads
+        // newest first and the helper reverses (docs/decisions.md "assistant-ui as the cloud client (issue 26)"):
+        // oldest first, as a model takes it.
         const reloaded = await createFormattedPersistence(
           new CloudMessagePersistence(cloud),
           aiSDKV6FormatAdapter
         ).load(threadId)
         expect(reloaded.messages).toEqual([
-          { parentId: u1Id, message: { ...a1, id: a1Id } },
-          { parentId: null, message: { ...u1, id: u1Id } }
+          { parentId: null, message: { ...u1, id: u1Id } },
+          { parentId: u1Id, message: { ...a1, id: a1Id } }
         ])
         const history = await validateUIMessages<UIMessage>({
-          messages: reloaded.messages.map((item) => item.message).reverse()
+          messages: reloaded.messages.map((item) => item.message)
         })
 
         // Turn 2, continued from the reloaded history by a new session (its parent is a server id).
@@ -325,12 +325,12 @@ for (const store of clientStores)
           threadId
         )
         expect(all.messages).toEqual([
-          { parentId: u2Id, message: { ...a2, id: a2Id } },
-          { parentId: a1Id, message: { ...u2, id: u2Id } },
+          { parentId: null, message: { ...u1, id: u1Id } },
           { parentId: u1Id, message: { ...a1, id: a1Id } },
-          { parentId: null, message: { ...u1, id: u1Id } }
+          { parentId: a1Id, message: { ...u2, id: u2Id } },
+          { parentId: u2Id, message: { ...a2, id: a2Id } }
         ])
-        await validateUIMessages<UIMessage>({ messages: all.messages.map((item) => item.message).reverse() })
+        await validateUIMessages<UIMessage>({ messages: all.messages.map((item) => item.message) })
 
         // The runs, through the project API: tokens, steps and tool calls of each turn.
         const runs = await eventually(async () => {

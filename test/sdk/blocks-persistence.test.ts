@@ -107,22 +107,23 @@ for (const store of clientStores)
           })
         }
 
-        // A fresh persistence (another page load) reads it back: newest first, each child before its parent.
+        // A fresh persistence (another page load) reads it back: oldest first, each parent before its children
+        // (issue 26: the persistence's load is newest first, and the formatted load reverses it).
         const reader = createFormattedPersistence(new CloudMessagePersistence(cloud()), jsonAdapter)
         const { messages } = await reader.load(threadId)
         expect(messages).toEqual(
-          [...stored].reverse().map((row) => ({
+          stored.map((row) => ({
             parentId: row.parent_id,
             message: { id: row.id, role: row.content.role, text: row.content.text }
           }))
         )
         const position = (id: string | null) => messages.findIndex((item) => item.message.id === id)
         for (const item of messages)
-          if (item.parentId !== null) expect(position(item.message.id)).toBeLessThan(position(item.parentId))
+          if (item.parentId !== null) expect(position(item.message.id)).toBeGreaterThan(position(item.parentId))
         expect(messages.map((item) => item.message.text).sort()).toEqual(tree.map(([id]) => `text of ${id}`).sort())
 
         // Loaded messages count as persisted and can be parents: the conversation goes on after a reload.
-        const newest = messages[0]?.message.id ?? expect.fail("nothing loaded")
+        const newest = messages.at(-1)?.message.id ?? expect.fail("nothing loaded")
         expect(reader.isPersisted(newest)).toBe(true)
         await reader.append(threadId, { parentId: newest, message: chat("u9", "after the reload") })
         const after = await rawList(threadId)
@@ -165,34 +166,35 @@ for (const store of clientStores)
           expect(remoteOf.size).toBe(430)
           urls.length = 0
           const loaded = await new CloudMessagePersistence(cloud()).load(threadId)
-          // Every message once, in the server's order (ids ascending: the order of the commits)...
+          // Every message once, newest first (ids descending: the reverse of the commits; issue 26)...
           const remoteIds = idsOf(loaded)
           expect(new Set(remoteIds)).toEqual(new Set(remoteOf.keys()))
           expect(remoteIds).toHaveLength(430)
-          expect(remoteIds).toEqual([...remoteIds].sort())
-          // ...so each chain in its own order, each message one below the one before it.
+          expect(remoteIds).toEqual([...remoteIds].sort().reverse())
+          // ...so each chain in its reverse order, each message one below the one after it.
           for (const chain of chains) {
             const texts = chain.map(({ text }) => text)
-            const rows = loaded.filter((message) => texts.includes(String(message.content.text)))
+            const rows = loaded.filter((message) => texts.includes(String(message.content.text))).reverse()
             expect(rows.map((message) => message.content.text)).toEqual(texts)
             expect(rows.map((message) => message.height)).toEqual(texts.map((_, index) => index))
             expect(rows.slice(1).map((message) => message.parent_id)).toEqual(idsOf(rows.slice(0, -1)))
           }
           const lists = urls.filter((url) => url.includes(`/threads/${threadId}/messages`))
           expect(lists.map((url) => new URL(url).search)).toEqual([
-            "?limit=200",
-            `?limit=200&after=${remoteIds[199]}`,
-            `?limit=200&after=${remoteIds[399]}`
+            "?limit=200&order=desc",
+            `?limit=200&after=${remoteIds[199]}&order=desc`,
+            `?limit=200&after=${remoteIds[399]}&order=desc`
           ])
 
-          // Through the formatted wrapper: all 430, newest first.
+          // Through the formatted wrapper: all 430, oldest first.
           const formatted = await createFormattedPersistence(new CloudMessagePersistence(cloud()), jsonAdapter).load(
             threadId
           )
           expect(formatted.messages.map((item) => item.message.id)).toEqual([...remoteIds].reverse())
-          expect(formatted.messages.at(-1)).toEqual({
+          const oldest = remoteIds.at(-1)
+          expect(formatted.messages[0]).toEqual({
             parentId: null,
-            message: { id: remoteIds[0], role: "user", text: remoteOf.get(remoteIds[0]) }
+            message: { id: oldest, role: "user", text: remoteOf.get(oldest) }
           })
         },
         120_000

@@ -151,7 +151,7 @@ describe.each(stores)("full-text search ($name)", (storeUnderTest) => {
     expect(await found("zebracorn")).toEqual([])
   })
 
-  it("indexes a message sent with an external_id, and its retry leaves the index as it was", async () => {
+  it("indexes a message sent with an external_id; its retry leaves the index as it was, a re-post with other text replaces it", async () => {
     const threadId = await thread(user, "external")
     const body = (text: string) => ({
       parent_id: null,
@@ -161,11 +161,17 @@ describe.each(stores)("full-text search ($name)", (storeUnderTest) => {
     })
     const first = await user("POST", `/threads/${threadId}/messages`, { body: body("the okapi crossed the river") })
     expect(first.status, first.text).toBe(201)
-    const retry = await user("POST", `/threads/${threadId}/messages`, { body: body("the narwhal stayed home") })
+    const retry = await user("POST", `/threads/${threadId}/messages`, { body: body("the okapi crossed the river") })
     expect(retry.status, retry.text).toBe(200)
     const results = await hits("q=okapi")
     expect(results.map((hit) => [hit.thread.id, hit.message_id])).toEqual([[threadId, first.body.message_id]])
     expect(await found("narwhal")).toEqual([])
+    // Issue 26: the same external_id with other text replaces the message's text in the index.
+    const replaced = await user("POST", `/threads/${threadId}/messages`, { body: body("the narwhal stayed home") })
+    expect(replaced.status, replaced.text).toBe(200)
+    expect(replaced.body.message_id).toBe(first.body.message_id)
+    expect(await found("narwhal")).toEqual([threadId])
+    expect(await found("okapi")).toEqual([])
   })
 
   it("follows edits: a new title, new message content", async () => {

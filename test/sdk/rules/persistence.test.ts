@@ -45,15 +45,19 @@ const rows = (count: number, format = "svc/v0") =>
     messageWire({ id: `m${String(index + 1).padStart(3, "0")}`, format, content: { n: index + 1 } })
   )
 
-/** A message list serving `all` by keyset: the rows after `after`, 200 (or `limit`) at most. */
+/**
+ * A message list serving `all` by keyset in the order asked (`order=desc`: newest first): the rows
+ * after `after` in that order, 200 (or `limit`) at most.
+ */
 const pagedList =
   (all: ReadonlyArray<Record<string, unknown>>, replay: (after: string) => boolean = () => false) =>
   (sent: Sent) => {
     const query = queryOf(sent)
     const after = query.get("after")
     const limit = Number(query.get("limit") ?? "200")
-    const start = after === null || replay(after) ? 0 : all.findIndex((row) => row.id === after) + 1
-    return json({ messages: all.slice(start, start + limit) })
+    const ordered = query.get("order") === "desc" ? [...all].reverse() : all
+    const start = after === null || replay(after) ? 0 : ordered.findIndex((row) => row.id === after) + 1
+    return json({ messages: ordered.slice(start, start + limit) })
   }
 
 /** `answer`, until `max` requests: then a 500, so that a walk that does not stop fails instead of hanging. */
@@ -79,8 +83,12 @@ describe("CloudMessagePersistence", () => {
     current = apiKeyClient(second)
     await persistence.append("t1", "child", "parent", "svc/v0", { text: "b" })
     // The second client sent the child, under the parent's remote id from the map kept across clients.
-    expect(creates(first)).toEqual([{ parent_id: null, format: "svc/v0", content: { text: "a" } }])
-    expect(creates(second)).toEqual([{ parent_id: "r-parent", format: "svc/v0", content: { text: "b" } }])
+    expect(creates(first)).toEqual([
+      { parent_id: null, format: "svc/v0", content: { text: "a" }, external_id: "parent" }
+    ])
+    expect(creates(second)).toEqual([
+      { parent_id: "r-parent", format: "svc/v0", content: { text: "b" }, external_id: "child" }
+    ])
 
     const direct = setup()
     direct.fake.answer(created("r-1"))
@@ -99,15 +107,17 @@ describe("CloudMessagePersistence", () => {
     ]
     await settle()
     // Only the parent is on the wire: the child waits for its id, the grandchild for the child's.
-    expect(creates(fake)).toEqual([{ parent_id: null, format: "svc/v0", content: { text: "parent" } }])
+    expect(creates(fake)).toEqual([
+      { parent_id: null, format: "svc/v0", content: { text: "parent" }, external_id: "parent" }
+    ])
     expect(persistence.isPersisted("child")).toBe(true)
     expect(persistence.getResolvedRemoteId("child")).toBeUndefined()
 
     parent.release(created("r-parent"))
     await Promise.all(appends)
     expect(creates(fake).slice(1)).toEqual([
-      { parent_id: "r-parent", format: "svc/v0", content: { text: "child" } },
-      { parent_id: "r-child", format: "svc/v0", content: { text: "grandchild" } }
+      { parent_id: "r-parent", format: "svc/v0", content: { text: "child" }, external_id: "child" },
+      { parent_id: "r-child", format: "svc/v0", content: { text: "grandchild" }, external_id: "grandchild" }
     ])
     expect(fake.sent.map((sent) => `${sent.method} ${sent.path}`)).toEqual(Array(3).fill(`POST ${MESSAGES}`))
   })
@@ -129,7 +139,9 @@ describe("CloudMessagePersistence", () => {
     const { fake, persistence } = setup()
     fake.answer(created("r-2"))
     await persistence.append("t1", "local-2", "msg_already_remote", "svc/v0", { text: "x" })
-    expect(creates(fake)).toEqual([{ parent_id: "msg_already_remote", format: "svc/v0", content: { text: "x" } }])
+    expect(creates(fake)).toEqual([
+      { parent_id: "msg_already_remote", format: "svc/v0", content: { text: "x" }, external_id: "local-2" }
+    ])
     // A mapped parent is replaced by its remote id; a root (null) stays null.
     fake.answer(created("r-3"), created("r-4"))
     await persistence.append("t1", "local-3", "local-2", "svc/v0", {})
@@ -157,12 +169,14 @@ describe("CloudMessagePersistence", () => {
     await Promise.all([one, two])
     expect(secondDone).toBe(true)
     // One create for the two appends; the map holds its id.
-    expect(creates(fake)).toEqual([{ parent_id: null, format: "svc/v0", content: { v: 1 } }])
+    expect(creates(fake)).toEqual([{ parent_id: null, format: "svc/v0", content: { v: 1 }, external_id: "local-1" }])
     expect(persistence.getResolvedRemoteId("local-1")).toBe("r-1")
 
-    // Once settled, another append stores the message again, under a new remote id.
+    // Once settled, another append sends the message again under the same external_id (the gateway then
+    // answers the same id with the content replaced); the map takes the id answered.
     await persistence.append("t1", "local-1", null, "svc/v0", { v: 3 })
     expect(creates(fake)).toHaveLength(2)
+    expect(creates(fake)[1]).toEqual({ parent_id: null, format: "svc/v0", content: { v: 3 }, external_id: "local-1" })
     expect(persistence.getResolvedRemoteId("local-1")).toBe("r-again")
 
     // The waiting append shares the first one's failure.
@@ -227,24 +241,24 @@ describe("CloudMessagePersistence", () => {
     expect(warn).toHaveBeenCalledOnce()
   })
 
-  it("load(threadId, format?) pages with limit=200&after=<last id> until a short page", async () => {
+  it("load(threadId, format?) pages with limit=200&after=<last id>&order=desc until a short page: newest first", async () => {
     const all = rows(430)
     const { fake, persistence } = setup(pagedList(all))
     const loaded = await persistence.load("t1", "svc/v0")
-    expect(loaded.map((message) => message.id)).toEqual(all.map((row) => row.id))
+    expect(loaded.map((message) => message.id)).toEqual(all.map((row) => row.id).reverse())
     expect(loaded[0]?.created_at).toBeInstanceOf(Date)
     expect(fake.sent.map((sent) => `${sent.method} ${sent.path}`)).toEqual([
-      `GET ${MESSAGES}?format=svc%2Fv0&limit=200`,
-      `GET ${MESSAGES}?format=svc%2Fv0&limit=200&after=m200`,
-      `GET ${MESSAGES}?format=svc%2Fv0&limit=200&after=m400`
+      `GET ${MESSAGES}?format=svc%2Fv0&limit=200&order=desc`,
+      `GET ${MESSAGES}?format=svc%2Fv0&limit=200&after=m231&order=desc`,
+      `GET ${MESSAGES}?format=svc%2Fv0&limit=200&after=m031&order=desc`
     ])
 
     // Exactly 200: one more (empty) page ends it; without a format none is sent.
     const even = setup(pagedList(rows(200)))
     expect(await even.persistence.load("t1")).toHaveLength(200)
     expect(even.fake.sent.map((sent) => sent.path)).toEqual([
-      `${MESSAGES}?limit=200`,
-      `${MESSAGES}?limit=200&after=m200`
+      `${MESSAGES}?limit=200&order=desc`,
+      `${MESSAGES}?limit=200&after=m001&order=desc`
     ])
 
     // 199 rows are a short page: one request.
@@ -256,9 +270,14 @@ describe("CloudMessagePersistence", () => {
   it("load stops when a page repeats seen ids", async () => {
     // A server that cannot resolve the second cursor replays the first page: 400 distinct rows, 3 requests.
     const all = rows(450)
-    const replaying = setup(capped(pagedList(all, (after) => after === "m400")))
+    const replaying = setup(capped(pagedList(all, (after) => after === "m051")))
     const loaded = await replaying.persistence.load("t1")
-    expect(loaded.map((message) => message.id)).toEqual(all.slice(0, 400).map((row) => row.id))
+    expect(loaded.map((message) => message.id)).toEqual(
+      all
+        .map((row) => row.id)
+        .reverse()
+        .slice(0, 400)
+    )
     expect(replaying.fake.sent).toHaveLength(3)
 
     // A server ignoring `after` altogether: one page read twice, no duplicates.
@@ -283,7 +302,7 @@ describe("CloudMessagePersistence", () => {
     fake.answer(created("r-local"))
     await persistence.append("t1", "m002", null, "svc/v0", {})
     const loaded = await persistence.load("t1")
-    expect(loaded.map((message) => message.id)).toEqual(["m001", "m002"])
+    expect(loaded.map((message) => message.id)).toEqual(["m002", "m001"])
     expect(persistence.isPersisted("m001")).toBe(true)
     expect(persistence.getResolvedRemoteId("m001")).toBe("m001")
     expect(await persistence.getRemoteId("m001")).toBe("m001")
@@ -387,10 +406,10 @@ describe("createFormattedPersistence", () => {
     ]
     root.release(created("r-a"))
     expect(await Promise.all(appends)).toEqual([undefined, undefined])
-    // Stored under the adapter's id, in its format, with its encoding (the message's own id is not sent).
+    // Stored under the adapter's id (sent as external_id), in its format, with its encoding (the content has no id).
     expect(creates(fake)).toEqual([
-      { parent_id: null, format: "notes/v1", content: { text: "hello", author: "me" } },
-      { parent_id: "r-a", format: "notes/v1", content: { text: "world", author: "me" } }
+      { parent_id: null, format: "notes/v1", content: { text: "hello", author: "me" }, external_id: "a" },
+      { parent_id: "r-a", format: "notes/v1", content: { text: "world", author: "me" }, external_id: "b" }
     ])
     expect([formatted.isPersisted("a"), formatted.isPersisted("b"), formatted.isPersisted("c")]).toEqual([
       true,
@@ -430,14 +449,15 @@ describe("createFormattedPersistence", () => {
       messageWire({ id: "m2", parent_id: "m1", format: "svc/v0", content: { role: "user" } }),
       messageWire({ id: "m3", parent_id: "m1", format: "notes/v1", content: { text: "second", author: "me" } })
     ]
-    const { fake, persistence } = setup(() => json({ messages: listed }))
+    // Newest first, as the persistence asks (order=desc).
+    const { fake, persistence } = setup(() => json({ messages: [...listed].reverse() }))
     const loaded = await createFormattedPersistence(persistence, notes).load("t1")
     // The format is asked of the server, and filtered again here (a server may ignore it).
-    expect(fake.sent.map((sent) => sent.path)).toEqual([`${MESSAGES}?format=notes%2Fv1&limit=200`])
+    expect(fake.sent.map((sent) => sent.path)).toEqual([`${MESSAGES}?format=notes%2Fv1&limit=200&order=desc`])
     expect(loaded).toEqual({
       messages: [
-        { parentId: "m1", message: { id: "m3", text: "second" } },
-        { parentId: null, message: { id: "m1", text: "first" } }
+        { parentId: null, message: { id: "m1", text: "first" } },
+        { parentId: "m1", message: { id: "m3", text: "second" } }
       ]
     })
     expect(persistence.isPersisted("m3")).toBe(true)

@@ -43,16 +43,26 @@ describe("runs.stream", () => {
     expect(FakeFetch.json(sent)).toEqual(body)
   })
 
-  it("yields the plain-text answer as text-delta chunks", async () => {
+  // docs/decisions.md "assistant-ui as the cloud client (issue 26)": the streaming helper's AssistantStream.
+  it("yields an AssistantStream: one text part whose text-delta chunks carry the plain-text answer", async () => {
     const euro = new TextEncoder().encode("€") // three bytes, split across two chunks
     const fake = new FakeFetch().answer(chunked(["Trip ", "to ", euro.slice(0, 1), euro.slice(1), " Lisbon"]))
     const chunks = await collect(await jwtClient(fake).runs.stream(body))
-    for (const chunk of chunks) expect(chunk.type).toBe("text-delta")
-    expect(chunks.map((chunk) => chunk.textDelta).join("")).toBe("Trip to € Lisbon")
-    expect(chunks.slice(0, 2)).toEqual([
-      { type: "text-delta", textDelta: "Trip " },
-      { type: "text-delta", textDelta: "to " }
+    expect(chunks[0]).toEqual({ type: "part-start", part: { type: "text" }, path: [] })
+    expect(chunks.at(-1)).toEqual({ type: "part-finish", path: [0] })
+    const deltas = chunks.slice(1, -1)
+    for (const chunk of deltas) expect(chunk).toMatchObject({ type: "text-delta", path: [0] })
+    expect(deltas.map((chunk) => (chunk.type === "text-delta" ? chunk.textDelta : "")).join("")).toBe(
+      "Trip to € Lisbon"
+    )
+    expect(deltas.slice(0, 2)).toEqual([
+      { type: "text-delta", path: [0], textDelta: "Trip " },
+      { type: "text-delta", path: [0], textDelta: "to " }
     ])
+  })
+
+  it("an empty answer is an empty stream", async () => {
+    expect(await collect(await jwtClient(new FakeFetch().answer(chunked([]))).runs.stream(body))).toEqual([])
   })
 
   it('refuses an answer whose content type does not start with text/plain: CloudResponseError naming "run stream"', async () => {
@@ -79,7 +89,10 @@ describe("runs.stream", () => {
   it("accepts text/plain whatever its parameters and letter case", async () => {
     for (const type of ["text/plain", "text/plain; charset=utf-8", "Text/Plain;charset=UTF-8"]) {
       const chunks = await collect(await jwtClient(new FakeFetch().answer(chunked(["ok"], type))).runs.stream(body))
-      expect(chunks, type).toEqual([{ type: "text-delta", textDelta: "ok" }])
+      expect(
+        chunks.filter((chunk) => chunk.type === "text-delta"),
+        type
+      ).toEqual([{ type: "text-delta", path: [0], textDelta: "ok" }])
     }
   })
 
