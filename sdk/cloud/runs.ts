@@ -1,14 +1,13 @@
 import { AssistantStream, type AssistantStreamChunk, PlainTextDecoder } from "assistant-stream"
-import type { RunStreamRequest } from "../../schema/Title.js"
-import { CloudResponseError } from "../core/errors.js"
-import { discard, type Transport } from "../core/request.js"
+import type { Transport } from "../core/request.js"
 import type { CloudRunReport } from "./misc.js"
+import { openRunStream, type RunStreamBody } from "./runStream.js"
 import { idOf } from "./shapes.js"
 
 /** A text chunk of the title stream (`{ type: "text-delta", textDelta }`, with the part's path). */
 export type TextDeltaChunk = Extract<AssistantStreamChunk, { readonly type: "text-delta" }>
 
-export type RunStreamBody = (typeof RunStreamRequest)["Encoded"]
+export type { RunStreamBody } from "./runStream.js"
 
 export const makeRuns = (transport: Transport) => ({
   /**
@@ -18,15 +17,8 @@ export const makeRuns = (transport: Transport) => ({
    * decoded by its `PlainTextDecoder` into a text part (`part-start`, `text-delta` chunks,
    * `part-finish`).
    */
-  stream: async (body: RunStreamBody): Promise<AssistantStream> => {
-    const response = await transport.raw("/runs/stream", { method: "POST", body, headers: { Accept: "text/plain" } })
-    const type = response.headers.get("content-type") ?? ""
-    if (response.body === null || !type.toLowerCase().startsWith("text/plain")) {
-      discard(response)
-      throw CloudResponseError.field("run stream", "a text/plain body")
-    }
-    return AssistantStream.fromResponse(response, new PlainTextDecoder())
-  },
+  stream: async (body: RunStreamBody): Promise<AssistantStream> =>
+    AssistantStream.fromResponse(await openRunStream(transport, body), new PlainTextDecoder()),
   report: (report: CloudRunReport): Promise<{ run_id: string }> =>
     transport.json("/runs", { method: "POST", body: report }).then((answer) => ({ run_id: idOf(answer, "run_id") }))
 })

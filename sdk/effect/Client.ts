@@ -9,8 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import type { Simplify } from "effect/Types"
-import type { RunStreamBody, TextDeltaChunk } from "../cloud/runs.js"
-import { makeRuns } from "../cloud/runs.js"
+import { openRunStream, type RunStreamBody } from "../cloud/runStream.js"
 import { type AssistantCloudConfig, resolveConfig } from "../core/config.js"
 import { CloudAPIError } from "../core/errors.js"
 import { type CloudEvent, EventBuffer } from "../core/events.js"
@@ -131,7 +130,6 @@ const make = (config: AssistantCloudConfig) =>
     const settings = { telemetry }
     const buffer = new EventBuffer(transport, () => settings.telemetry)
     yield* Effect.addFinalizer(() => Effect.promise(() => buffer.dispose()))
-    const runs = makeRuns(transport)
     const service: SvcClientService = {
       threads: client.threads,
       messages: client.messages,
@@ -141,15 +139,17 @@ const make = (config: AssistantCloudConfig) =>
         stream: (body: RunStreamBody) =>
           Stream.unwrap(
             Effect.map(
-              Effect.tryPromise({ try: () => runs.stream(body), catch: (error) => error }).pipe(classifyFailures),
-              (chunks) =>
+              Effect.tryPromise({ try: () => openRunStream(transport, body), catch: (error) => error }).pipe(
+                classifyFailures
+              ),
+              (response) =>
+                // The plain-text body, decoded as it comes (the promise client wraps it in an AssistantStream).
                 Stream.fromReadableStream({
-                  evaluate: () => chunks,
+                  evaluate: () => response.body ?? new ReadableStream<Uint8Array>(),
                   onError: (error) => error
                 }).pipe(
-                  // The text of the AssistantStream's text part (its part-start and part-finish carry none).
-                  Stream.filter((chunk): chunk is TextDeltaChunk => chunk.type === "text-delta"),
-                  Stream.map((chunk) => chunk.textDelta),
+                  Stream.decodeText(),
+                  Stream.filter((text) => text !== ""),
                   Stream.mapError((error) => error as SvcClientError)
                 )
             )
