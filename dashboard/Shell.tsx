@@ -1,9 +1,35 @@
 /** Signed in: the header (project, navigation, sign out) and the view the URL names. */
 import { useEffect, useState } from "preact/hooks"
 import type { SessionInfo } from "../schema/Dashboard.js"
-import { client, run } from "./api.js"
+import { asCallError, type CallError, client, isCallError, run } from "./api.js"
 import { BASE, href, interceptClicks, navigate, OPERATE_SECTIONS, SECTIONS, useLocation } from "./router.js"
 import { Empty, ErrorText, Loading, useTitle } from "./ui.js"
+
+/** Before a second try of a sign-out the gateway could not answer (busy, unreachable). */
+const SIGN_OUT_RETRY_MS = 1000
+
+/**
+ * Ends the session on the gateway: done, or already ended (401). A failure
+ * on the way (no answer, 5xx) is tried once more; what still fails is
+ * thrown, so that the page never says "signed out" while the session lives.
+ */
+const endSession = async (): Promise<void> => {
+  const ended = (error: unknown) => isCallError(error) && error.unauthorized
+  const transient = (error: unknown) => !isCallError(error) || error.status === undefined || error.status >= 500
+  try {
+    await run(client.signOut(), { quiet: true })
+  } catch (error) {
+    if (ended(error)) return
+    if (!transient(error)) throw error
+    await new Promise((done) => setTimeout(done, SIGN_OUT_RETRY_MS))
+    try {
+      await run(client.signOut(), { quiet: true })
+    } catch (again) {
+      if (!ended(again)) throw again
+    }
+  }
+}
+
 import { useViews } from "./views.js"
 
 const NotFound = ({ what }: { readonly what: string }) => {
@@ -23,6 +49,7 @@ export const Shell = (props: { readonly info: SessionInfo; readonly onSignedOut:
   const views = useViews()
   const { projects } = props.info
   const [signingOut, setSigningOut] = useState(false)
+  const [signOutError, setSignOutError] = useState<CallError | undefined>(undefined)
   const first = projects[0]
 
   useEffect(() => {
@@ -35,10 +62,14 @@ export const Shell = (props: { readonly info: SessionInfo; readonly onSignedOut:
 
   const signOut = async () => {
     setSigningOut(true)
+    setSignOutError(undefined)
     try {
-      await run(client.signOut())
-    } catch {
-      // Signed out either way: a lost session is what we wanted.
+      await endSession()
+    } catch (error) {
+      // Still signed in on the gateway: say so, and stay.
+      setSignOutError(asCallError(error))
+      setSigningOut(false)
+      return
     }
     navigate(`${BASE}/`, { replace: true })
     props.onSignedOut()
@@ -76,6 +107,11 @@ export const Shell = (props: { readonly info: SessionInfo; readonly onSignedOut:
         <button type="button" class="quiet sign-out" onClick={signOut} disabled={signingOut}>
           Sign out
         </button>
+        {signOutError ? (
+          <p class="state error sign-out-error" role="alert">
+            Could not sign out: {signOutError.message} You are still signed in; try again.
+          </p>
+        ) : null}
         {project ? (
           <nav class="sections" aria-label="Sections">
             <ul>

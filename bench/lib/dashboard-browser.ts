@@ -186,7 +186,7 @@ export const signIn = async (context: BrowserContext, baseUrl: string, token: st
   const page = await context.newPage()
   try {
     await page.goto(`${baseUrl}/dashboard/`, { timeout: LOAD_TIMEOUT_MS })
-    await page.getByLabel("Token").fill(token)
+    await page.getByLabel("Token", { exact: true }).fill(token)
     await page.getByRole("button", { name: "Sign in" }).click()
     await page.getByRole("button", { name: "Sign out" }).waitFor({ state: "visible", timeout: LOAD_TIMEOUT_MS })
   } finally {

@@ -137,7 +137,7 @@ describe.skipIf(!available).each(stores)("the dashboard's views: axe, errors, wi
       const seen: Array<string> = []
       collectErrors(page, seen)
       await page.goto(`${gateway.baseUrl}/dashboard/`)
-      await shown(page.getByLabel("Token"))
+      await shown(page.getByLabel("Token", { exact: true }))
       await check(page, "sign-in")
       expect(seen).toEqual([expect.stringMatching(/status of 401 .*\/v1\/dashboard\/session\)$/)])
     } finally {

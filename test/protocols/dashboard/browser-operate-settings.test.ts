@@ -360,7 +360,7 @@ describe.skipIf(!available).each(stores)("Settings and API keys in Chromium ($na
 
       // The key's page: its next call answers 401, and the sign-in form shows.
       await keyPage.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Threads" }).click()
-      await shown(keyPage.getByLabel("Token"))
+      await shown(keyPage.getByLabel("Token", { exact: true }))
       await shown(keyPage.getByText("Your session has ended. Sign in again."))
       expect(keyErrors).toEqual([expect.stringMatching(/status of 401 .*\/v1\/dashboard\/projects\/.*\/threads/)])
     } finally {

@@ -43,7 +43,7 @@ export const textOf = async (locator: Locator): Promise<string> => {
 /** Opens the dashboard, signs in through its form and waits for the signed-in header. */
 export const signInWithForm = async (page: Page, gateway: Gateway, token: string, path = "/dashboard/") => {
   await page.goto(`${gateway.baseUrl}${path}`)
-  await page.getByLabel("Token").fill(token)
+  await page.getByLabel("Token", { exact: true }).fill(token)
   await page.getByRole("button", { name: "Sign in" }).click()
   await shown(page.getByRole("button", { name: "Sign out" }))
 }

@@ -117,11 +117,11 @@ describe.skipIf(!available).each(stores)("the dashboard's session in Chromium ($
   it("signs the admin in through the form with an HttpOnly SameSite=Strict cookie, and out again", async () => {
     const page = await newPage()
     await page.goto(`${gateway.baseUrl}/dashboard/`)
-    await page.getByLabel("Token").fill("not-a-token")
+    await page.getByLabel("Token", { exact: true }).fill("not-a-token")
     await page.getByRole("button", { name: "Sign in" }).click()
     expect(await textOf(page.getByRole("alert"))).toBe("That token was not accepted.")
 
-    await page.getByLabel("Token").fill(ADMIN_TOKEN)
+    await page.getByLabel("Token", { exact: true }).fill(ADMIN_TOKEN)
     await page.getByRole("button", { name: "Sign in" }).click()
     await shown(page.getByRole("button", { name: "Sign out" }))
     const nav = page.getByRole("navigation", { name: "Sections" })
@@ -138,13 +138,13 @@ describe.skipIf(!available).each(stores)("the dashboard's session in Chromium ($
     expect(await sessionStatus(gateway, value)).toBe(200)
 
     await page.getByRole("button", { name: "Sign out" }).click()
-    await shown(page.getByLabel("Token"))
+    await shown(page.getByLabel("Token", { exact: true }))
     expect(await textOf(page.getByRole("status"))).toBe("You have signed out.")
     expect(await sessionStatus(gateway, value)).toBe(401)
     expect(await cookieValue(page.context())).toBeUndefined()
     // A reload stays signed out.
     await page.reload()
-    await shown(page.getByLabel("Token"))
+    await shown(page.getByLabel("Token", { exact: true }))
   })
 
   it("signs a project API key in to its project alone (no project picker), and out", async () => {
@@ -155,7 +155,36 @@ describe.skipIf(!available).each(stores)("the dashboard's session in Chromium ($
     expect(await textOf(page.getByRole("banner"))).toContain("Session A")
     const value = (await cookieValue(page.context())) ?? ""
     await page.getByRole("button", { name: "Sign out" }).click()
-    await shown(page.getByLabel("Token"))
+    await shown(page.getByLabel("Token", { exact: true }))
+    expect(await sessionStatus(gateway, value)).toBe(401)
+  })
+
+  it("says so and stays signed in when the gateway cannot sign out, and signs out on the next try", async () => {
+    const page = await newPage()
+    await signInWithForm(page, gateway, project.api_key)
+    const value = (await cookieValue(page.context())) ?? ""
+    // The first try and its retry answer 503 (as a gateway past its capacity would): the session lives on.
+    let refused = 0
+    await page.route("**/v1/dashboard/session", (route) => {
+      if (route.request().method() !== "DELETE") return route.continue()
+      refused++
+      return route.fulfill({
+        status: 503,
+        contentType: "application/json",
+        body: JSON.stringify({ error: "unavailable", message: "The gateway is busy: try again shortly." })
+      })
+    })
+    await page.getByRole("button", { name: "Sign out" }).click()
+    expect(await textOf(page.getByRole("alert"))).toBe(
+      "Could not sign out: The gateway is busy: try again shortly. You are still signed in; try again."
+    )
+    expect(refused).toBe(2)
+    expect(await page.getByLabel("Token", { exact: true }).count()).toBe(0)
+    expect(await sessionStatus(gateway, value)).toBe(200)
+
+    await page.unroute("**/v1/dashboard/session")
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await shown(page.getByLabel("Token", { exact: true }))
     expect(await sessionStatus(gateway, value)).toBe(401)
   })
 
@@ -168,7 +197,7 @@ describe.skipIf(!available).each(stores)("the dashboard's session in Chromium ($
     const revoked = await admin(gateway)("DELETE", `/projects/${project.project_id}/api-keys/${created.body.key_id}`)
     expect(revoked.status, revoked.text).toBe(204)
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Runs" }).click()
-    await shown(page.getByLabel("Token"))
+    await shown(page.getByLabel("Token", { exact: true }))
     expect(await textOf(page.getByRole("status"))).toBe("Your session has ended. Sign in again.")
     // Signing in again comes back to the view that was asked for.
     await signInWithForm(page, gateway, project.api_key, `/dashboard/projects/${project.project_id}/runs`)
