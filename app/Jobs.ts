@@ -8,13 +8,15 @@ import { AlertJob } from "../src/alerts/AlertJob.js"
 import { EvaluatorJob } from "../src/evaluators/EvaluatorJob.js"
 import { JobList, layerWith } from "../src/platform/jobs/Jobs.js"
 import { RetentionJob } from "../src/retention/Retention.js"
+import { TopicJob } from "../src/topics/TopicJob.js"
 import { WebhookJob } from "../src/webhooks/WebhookJob.js"
 
 const JobListLive = JobList.empty.pipe(
   JobList.offering(RetentionJob),
   JobList.offering(EvaluatorJob),
   JobList.offering(WebhookJob),
-  JobList.offering(AlertJob)
+  JobList.offering(AlertJob),
+  JobList.offering(TopicJob)
 )
 
 /**

@@ -23,6 +23,7 @@ import { Search } from "../src/search/Search.js"
 import { Messages } from "../src/threads/Messages.js"
 import { Threads } from "../src/threads/Threads.js"
 import { Titles } from "../src/titles/Titles.js"
+import { Topics } from "../src/topics/Topics.js"
 import { Traces } from "../src/traces/Traces.js"
 import { Usage } from "../src/usage/Usage.js"
 import { Webhooks } from "../src/webhooks/Webhooks.js"
@@ -48,6 +49,7 @@ const UseCases = Layer.mergeAll(
   Runs.Default,
   Traces.Default,
   Search.Default,
+  Topics.Default,
   Scores.Default,
   Events.Default,
   Titles.Default,

@@ -3,6 +3,7 @@
  * on the store named by DATABASE_URL / DATA_DIR. docs/cli.md describes its
  * output and exit statuses.
  */
+import * as path from "node:path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
@@ -15,6 +16,7 @@ import { runCli } from "../protocols/cli/Cli.js"
 import { ExitCode, storeUnavailable } from "../protocols/cli/Failure.js"
 import { environment } from "../src/platform/Config.js"
 import * as Database from "../src/platform/db/Database.js"
+import { TopicWorkerPath } from "../src/topics/TopicCompute.js"
 import { cliServices } from "./cliServices.js"
 
 /** Whatever stops the store from opening (unreachable, locked, settings invalid) is reported as such: exit 4. */
@@ -22,6 +24,8 @@ const store = Database.layer.pipe(Layer.catchAllCause((cause) => Layer.fail(stor
 
 runCli(cliServices(store))(process.argv).pipe(
   Effect.provide(NodeContext.layer),
+  // The topics job's worker, built beside this module (scripts/build.mjs).
+  Effect.provideService(TopicWorkerPath, path.join(import.meta.dirname, "..", "dist", "topics-worker.js")),
   Effect.withConfigProvider(environment()),
   Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)),
   NodeRuntime.runMain({

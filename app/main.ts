@@ -15,6 +15,7 @@ import * as Logger from "effect/Logger"
 import { DashboardDir } from "../protocols/dashboard/Assets.js"
 import { environment } from "../src/platform/Config.js"
 import { guarded, LoggingLive } from "../src/platform/telemetry/Logging.js"
+import { TopicWorkerPath } from "../src/topics/TopicCompute.js"
 import { GatewayLive } from "./Gateway.js"
 import { AllSettings, describeStartupFailure } from "./Startup.js"
 
@@ -44,11 +45,13 @@ const Logging = LoggingLive.pipe(Layer.orElse(() => fallbackLogging))
  * module once built (and app/main.ts under `npm run dev`, one level down too).
  */
 const dashboard = Layer.succeed(DashboardDir, path.join(import.meta.dirname, "..", "dist", "dashboard"))
+/** The topics job's worker, built beside it (scripts/build.mjs). */
+const topicWorker = Layer.succeed(TopicWorkerPath, path.join(import.meta.dirname, "..", "dist", "topics-worker.js"))
 
 const program = Effect.gen(function* () {
   yield* AllSettings
   yield* Effect.addFinalizer(() => stopped)
-  yield* Layer.launch(GatewayLive.pipe(Layer.provide([Logging, dashboard])))
+  yield* Layer.launch(GatewayLive.pipe(Layer.provide([Logging, dashboard, topicWorker])))
 }).pipe(
   Effect.scoped,
   Effect.tapErrorCause((cause) =>

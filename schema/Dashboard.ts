@@ -42,6 +42,10 @@ export const DashboardRunPath = Schema.Struct({
   project_id: ProjectId,
   run_id: StorableString.annotations(exampleOf(ExampleIds.run))
 })
+export const DashboardTopicPath = Schema.Struct({
+  project_id: ProjectId,
+  topic_id: StorableString
+})
 export const DashboardTracePath = Schema.Struct({
   project_id: ProjectId,
   trace_id: StorableString.annotations(exampleOf(ExampleIds.trace))

@@ -57,7 +57,8 @@ export const build = async () => {
   rmSync(dist, { recursive: true, force: true })
   await esbuild.build({
     absWorkingDir: root,
-    entryPoints: { main: "app/main.ts", cli: "app/cli.ts" },
+    // The topics job's worker thread is an entry of its own (src/topics/TopicCompute.ts starts it).
+    entryPoints: { main: "app/main.ts", cli: "app/cli.ts", "topics-worker": "src/topics/ClusterWorker.ts" },
     outdir: "dist",
     bundle: true,
     splitting: true,

@@ -5,6 +5,7 @@
  * database is made, and dropped after), else the embedded store in a
  * temporary directory.
  */
+
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -20,6 +21,7 @@ import * as Scope from "effect/Scope"
 import { gatewayLayer } from "../../app/Gateway.js"
 import { environment } from "../../src/platform/Config.js"
 import * as Database from "../../src/platform/db/Database.js"
+import { TopicWorkerPath } from "../../src/topics/TopicCompute.js"
 import { createDatabase } from "./db.js"
 
 export const ADMIN_TOKEN = "bench-admin-token-0123456789abcdefghij"
@@ -37,6 +39,9 @@ export const startGateway = async (
   const config = environment({ ADMIN_TOKEN, BOOTSTRAP_DEFAULT_PROJECT: "false", PORT: "0", HOST: "127.0.0.1", ...env })
   const layer = gatewayLayer(Database.layerFor(store, 10)).pipe(
     Layer.provide(Logger.minimumLogLevel(LogLevel.None)),
+    Layer.provide(
+      Layer.succeed(TopicWorkerPath, path.resolve(import.meta.dirname, "..", "..", "dist", "topics-worker.js"))
+    ),
     Layer.provide(Layer.setConfigProvider(config))
   )
   const scope = Effect.runSync(Scope.make())

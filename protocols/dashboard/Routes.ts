@@ -17,6 +17,7 @@ import { Scores } from "../../src/scores/Scores.js"
 import { Search } from "../../src/search/Search.js"
 import { Messages } from "../../src/threads/Messages.js"
 import { Threads } from "../../src/threads/Threads.js"
+import { Topics } from "../../src/topics/Topics.js"
 import { Traces } from "../../src/traces/Traces.js"
 import { Usage } from "../../src/usage/Usage.js"
 import { clientAddress } from "../rest/ClientAddress.js"
@@ -56,6 +57,7 @@ export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =
     const usage = yield* Usage
     const traces = yield* Traces
     const search = yield* Search
+    const topics = yield* Topics
     const { secure } = yield* PublicSite
 
     /** The path's project, if this session may read it (404 otherwise). */
@@ -90,6 +92,10 @@ export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =
           Effect.flatMap((projectId) => threads.listDashboard(projectId, urlParams)),
           Effect.map((list) => ({ threads: list }))
         )
+      )
+      .handle("topics", ({ path }) => project(path).pipe(Effect.flatMap((projectId) => topics.list(projectId))))
+      .handle("topicThreads", ({ path, urlParams }) =>
+        project(path).pipe(Effect.flatMap((projectId) => topics.threads(projectId, path.topic_id, urlParams)))
       )
       .handle("search", ({ path, urlParams }) =>
         project(path).pipe(

@@ -7,6 +7,7 @@ import { Scores } from "../../src/scores/Scores.js"
 import { Search } from "../../src/search/Search.js"
 import { Messages } from "../../src/threads/Messages.js"
 import { Threads } from "../../src/threads/Threads.js"
+import { Topics } from "../../src/topics/Topics.js"
 import { Traces } from "../../src/traces/Traces.js"
 import { Usage } from "../../src/usage/Usage.js"
 import { messagePage, rawJson } from "./Messages.js"
@@ -30,7 +31,12 @@ export const ProjectReadLive = HttpApiBuilder.group(Api, "projects", (handlers) 
     const usage = yield* Usage
     const traces = yield* Traces
     const search = yield* Search
+    const topics = yield* Topics
     return handlers
+      .handle("topics", () => Effect.flatMap(ProjectCaller, ({ projectId }) => topics.list(projectId)))
+      .handle("topicThreads", ({ path, urlParams }) =>
+        Effect.flatMap(ProjectCaller, ({ projectId }) => topics.threads(projectId, path.topic_id, urlParams))
+      )
       .handle("search", ({ urlParams }) =>
         Effect.flatMap(ProjectCaller, ({ projectId }) => search.threadsJson({ projectId }, urlParams)).pipe(
           Effect.map(rawJson)

@@ -14,6 +14,7 @@ import {
   DashboardThreadList,
   DashboardThreadPath,
   DashboardThreadQuery,
+  DashboardTopicPath,
   DashboardTracePath,
   ScoreSummary,
   ScoreSummaryQuery,
@@ -25,6 +26,7 @@ import { MessageList, MessageListQuery } from "../Message.js"
 import { Run, RunList, RunListQuery } from "../Run.js"
 import { ScoreList, ScoreListQuery } from "../Score.js"
 import { SearchQuery, SearchResults } from "../Search.js"
+import { ProjectThreadList, TopicList, TopicThreadQuery } from "../Topic.js"
 import { TraceDetail, TraceList, TraceListQuery } from "../Trace.js"
 import { UsageDaily, UsagePeriod, UsageQuery } from "../Usage.js"
 import { MaxBodyBytes, ServedOn } from "./RouteRules.js"
@@ -125,6 +127,22 @@ export class DashboardGroup extends HttpApiGroup.make("dashboard")
       .setPath(DashboardProjectPath)
       .setUrlParams(UsageQuery)
       .addSuccess(UsagePeriod)
+  )
+  .add(
+    read("topics", "/dashboard/projects/:project_id/topics", "List topics", `${SAME_AS} GET /v1/projects/topics.`)
+      .setPath(DashboardProjectPath)
+      .addSuccess(TopicList)
+  )
+  .add(
+    read(
+      "topicThreads",
+      "/dashboard/projects/:project_id/topics/:topic_id/threads",
+      "List a topic's threads",
+      `${SAME_AS} GET /v1/projects/topics/{topic_id}/threads.`
+    )
+      .setPath(DashboardTopicPath)
+      .setUrlParams(TopicThreadQuery)
+      .addSuccess(ProjectThreadList)
   )
   .add(
     read(

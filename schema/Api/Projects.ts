@@ -6,7 +6,8 @@ import { MessageList, MessageListQuery } from "../Message.js"
 import { Run, RunList, RunListQuery, RunPath } from "../Run.js"
 import { ScoreList, ScoreListQuery } from "../Score.js"
 import { SearchQuery, SearchResults } from "../Search.js"
-import { ThreadList, ThreadListQuery, ThreadPath } from "../Thread.js"
+import { ThreadListQuery, ThreadPath } from "../Thread.js"
+import { ProjectThreadList, TopicList, TopicPath, TopicThreadQuery } from "../Topic.js"
 import { TraceDetail, TraceList, TraceListQuery, TracePath } from "../Trace.js"
 import { UsageDaily, UsagePeriod, UsageQuery } from "../Usage.js"
 import { ProjectApiKey } from "./Security.js"
@@ -19,12 +20,38 @@ export class ProjectsGroup extends HttpApiGroup.make("projects")
   .add(
     HttpApiEndpoint.get("threads", "/projects/threads")
       .setUrlParams(ThreadListQuery)
-      .addSuccess(ThreadList)
+      .addSuccess(ProjectThreadList)
       .addError(InvalidRequest)
       .annotateContext(
         OpenApi.annotations({
           summary: "List the project's threads",
           description: "Threads across every workspace of the project, most recent first."
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("topics", "/projects/topics")
+      .addSuccess(TopicList)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List the project's topics",
+          description:
+            "What the project's users talk about: the threads of the window (30 days by default) grouped by the topics job into at most the project's topic ceiling of topics, each with its label, keywords, thread count, threads per day over the window and a few sample threads; most threads first."
+        })
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("topicThreads", "/projects/topics/:topic_id/threads")
+      .setPath(TopicPath)
+      .setUrlParams(TopicThreadQuery)
+      .addSuccess(ProjectThreadList)
+      .addError(NotFound)
+      .addError(InvalidRequest)
+      .annotateContext(
+        OpenApi.annotations({
+          summary: "List a topic's threads",
+          description:
+            "The topic's threads, most recent activity first; page with `after` (the last thread id of the previous page). 404 for a topic the project does not have."
         })
       )
   )

@@ -13,7 +13,7 @@ import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
 import { RE2JS, RE2JSSyntaxException } from "re2js"
 import { EVALUATOR_LIMITS, type EvaluatorCategory } from "../../schema/Evaluator.js"
-import { yieldToEventLoop } from "./EventLoop.js"
+import { yieldToEventLoop } from "../platform/jobs/EventLoop.js"
 
 /**
  * The largest compiled program a pattern may have, in RE2 instructions. A

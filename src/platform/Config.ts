@@ -205,6 +205,16 @@ export const AppConfig = {
   evaluatorRetryBaseSeconds: integerIn("EVALUATOR_RETRY_BASE_SECONDS", 1, 3_600, 30, " of seconds"),
   /** Attempts of a model evaluation before it is recorded as failed. */
   evaluatorMaxAttempts: integerIn("EVALUATOR_MAX_ATTEMPTS", 1, 20, 5),
+  /** How often the topics job runs (once across every gateway on the store). */
+  topicsIntervalSeconds: integerIn("TOPICS_INTERVAL_SECONDS", 1, 86_400, 600, " of seconds"),
+  /** Topics group the threads started in this many last days. */
+  topicsWindowDays: integerIn("TOPICS_WINDOW_DAYS", 1, 365, 30, " of days"),
+  /** A new thread is placed in a topic once it is this old (its first messages are in). */
+  topicsSettleSeconds: integerIn("TOPICS_SETTLE_SECONDS", 0, 86_400, 300, " of seconds"),
+  /** A project's topics are grouped again from scratch at least this often (0: at every pass). */
+  topicsRefreshHours: integerIn("TOPICS_REFRESH_HOURS", 0, 720, 24, " of hours"),
+  /** A full run reads at most this many threads of the window, the most recent. */
+  topicsMaxThreads: integerIn("TOPICS_MAX_THREADS", 100, 100_000, 20_000),
   /**
    * The service's public URL: the `iss` of the JWTs it signs. Unset: the
    * address it listens on (`http://HOST:PORT`), right only for local use.

@@ -122,6 +122,23 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
       return yield* Effect.flatMap(repo.getJsonInProject(projectId, threadId), orNotFound("thread"))
     })
 
+    /** The project read API's thread (with its topic), as wire JSON text. */
+    const getProjectJson = fn("Threads.getProjectJson")(function* (projectId: string, threadId: string) {
+      return yield* Effect.flatMap(repo.getProjectJson(projectId, threadId), orNotFound("thread"))
+    })
+
+    /** A topic's threads started since `since`, paged as listProject pages (`after`: the previous page's last thread). */
+    const listTopic = fn("Threads.listTopic")(function* (
+      projectId: string,
+      topicId: string,
+      since: Date,
+      query: { readonly limit: number; readonly after?: string | undefined }
+    ) {
+      const after =
+        query.after === undefined ? undefined : yield* cursor(repo.positionInProject(projectId, query.after), "project")
+      return yield* repo.listTopic(projectId, topicId, since, { limit: query.limit, after })
+    })
+
     /**
      * The dashboard's thread table: listProject's order and paging, filtered by user, workspace, archive
      * flag and last message time, each thread with its user and message count.
@@ -158,6 +175,8 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
       list,
       getJson,
       getJsonInProject,
+      getProjectJson,
+      listTopic,
       create,
       update,
       remove,

@@ -3,6 +3,7 @@ import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Thread } from "../../schema/Thread.js"
+import { ProjectThread } from "../../schema/Topic.js"
 import { foundOrFail } from "../platform/db/RowNotFound.js"
 import type { TenantScope } from "../platform/db/TenantScope.js"
 import { fn } from "../platform/telemetry/Traced.js"
@@ -24,6 +25,8 @@ interface ThreadRow {
 
 // Rows come from our own migrations, so they are mapped, not re-validated.
 const toThread = (row: ThreadRow): Thread => Thread.make(row, { disableValidation: true })
+const toProjectThread = (row: ThreadRow & { readonly topic_id: string | null }): ProjectThread =>
+  ProjectThread.make(row, { disableValidation: true })
 
 export interface NewThread {
   readonly id: string
@@ -50,6 +53,8 @@ export interface ListOptions {
 
 const COLUMNS =
   "id, project_id, workspace_id, created_at, updated_at, title, last_message_at, is_archived, external_id, metadata"
+/** The project API's thread: the same and its topic. */
+const PROJECT_COLUMNS = `${COLUMNS}, topic_id`
 
 /** Where a thread sits in the list order (or sat, when deleted: its tombstone). */
 export interface ThreadPosition {
@@ -61,7 +66,9 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal(COLUMNS)
+    const projectCols = sql.literal(PROJECT_COLUMNS)
     const threadJson = sql.literal(THREAD_JSON_COLUMNS)
+    const projectThreadJson = sql.literal(`${THREAD_JSON_COLUMNS}, topic_id`)
     const first = <A>(rows: ReadonlyArray<A>): Option.Option<A> => Option.fromNullable(rows[0])
     const insertColumns = sql.literal(
       "(project_id, id, workspace_id, user_id, title, external_id, metadata, last_message_at, search_tsv)"
@@ -72,16 +79,24 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         ${thread.externalId ?? null}, ${JSON.stringify(thread.metadata === undefined ? {} : thread.metadata)},
         ${thread.lastMessageAt.toISOString()}, ${tsvectorOf(sql, thread.title, "A")}`
 
-    /** One page of threads in list order; `scope` is the WHERE clause that bounds the tenant. */
-    const page = (scope: Statement.Fragment, options: ListOptions) => {
+    /** One page's WHERE clause and order, in list order; `scope` is the clause that bounds the tenant. */
+    const pageOf = (scope: Statement.Fragment, options: ListOptions) => {
       const archived = options.isArchived === undefined ? sql`` : sql`AND is_archived = ${options.isArchived}`
       const cursor =
         options.after === undefined
           ? sql``
           : sql`AND (last_message_at, id) < (${options.after.last_message_at.toISOString()}::timestamptz, ${options.after.id})`
-      return sql<ThreadRow>`SELECT ${cols} FROM threads WHERE ${scope} ${archived} ${cursor}
-        ORDER BY last_message_at DESC, id DESC LIMIT ${options.limit}`.pipe(Effect.map((rows) => rows.map(toThread)))
+      return sql`WHERE ${scope} ${archived} ${cursor} ORDER BY last_message_at DESC, id DESC LIMIT ${options.limit}`
     }
+    const page = (scope: Statement.Fragment, options: ListOptions) =>
+      sql<ThreadRow>`SELECT ${cols} FROM threads ${pageOf(scope, options)}`.pipe(
+        Effect.map((rows) => rows.map(toThread))
+      )
+    /** The same page as the project API writes it (with each thread's topic). */
+    const projectPage = (scope: Statement.Fragment, options: ListOptions) =>
+      sql<ThreadRow & { topic_id: string | null }>`SELECT ${projectCols} FROM threads ${pageOf(scope, options)}`.pipe(
+        Effect.map((rows) => rows.map(toProjectThread))
+      )
 
     return {
       /** Where a thread of the workspace sits (or sat, if deleted) in the list order. */
@@ -118,7 +133,17 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
 
       /** The project read API: the same list over every workspace of the project. */
       listProject: fn("ThreadsRepo.listProject")(
-        (projectId: string, options: ListOptions) => page(sql`project_id = ${projectId}`, options),
+        (projectId: string, options: ListOptions) => projectPage(sql`project_id = ${projectId}`, options),
+        Effect.orDie
+      ),
+
+      /** A topic's threads started since `since`, in the list's order (threads_topic_recent). */
+      listTopic: fn("ThreadsRepo.listTopic")(
+        (projectId: string, topicId: string, since: Date, options: Omit<ListOptions, "isArchived">) =>
+          projectPage(
+            sql`project_id = ${projectId} AND topic_id = ${topicId} AND created_at >= ${since.toISOString()}::timestamptz`,
+            { ...options, isArchived: undefined }
+          ),
         Effect.orDie
       ),
 
@@ -153,6 +178,16 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       getJsonInProject: fn("ThreadsRepo.getJsonInProject")(
         (projectId: string, id: string) =>
           sql<{ json: string }>`SELECT row_to_json(t)::text AS json FROM (SELECT ${threadJson} FROM threads
+            WHERE project_id = ${projectId} AND id = ${id}) t`.pipe(
+            Effect.map((rows) => Option.map(first(rows), (row) => row.json))
+          ),
+        Effect.orDie
+      ),
+
+      /** The same with the thread's topic, as the project API writes it (ProjectThread). */
+      getProjectJson: fn("ThreadsRepo.getProjectJson")(
+        (projectId: string, id: string) =>
+          sql<{ json: string }>`SELECT row_to_json(t)::text AS json FROM (SELECT ${projectThreadJson} FROM threads
             WHERE project_id = ${projectId} AND id = ${id}) t`.pipe(
             Effect.map((rows) => Option.map(first(rows), (row) => row.json))
           ),

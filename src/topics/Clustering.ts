@@ -556,20 +556,48 @@ export interface Placement {
   readonly similarity: number
 }
 
+/** A topic as placement needs it: its centroid, its threshold and its size. */
+export interface PlacedTopic {
+  readonly id: string
+  readonly centroid: ReadonlyArray<TopicTerm>
+  readonly threshold: number
+  readonly size: number
+}
+
+/** What a full run leaves for placing threads until the next one (the job stores it; members are not in it). */
+export interface PlacementModel {
+  readonly version: 1
+  readonly threads: number
+  readonly vocabulary: ReadonlyArray<TopicTerm>
+  readonly topics: ReadonlyArray<PlacedTopic>
+}
+
+export const toPlacementModel = (model: TopicModel): PlacementModel => ({
+  version: 1,
+  threads: model.threads,
+  vocabulary: model.vocabulary,
+  topics: model.topics.map((topic) => ({
+    id: topic.id,
+    centroid: topic.centroid,
+    threshold: topic.threshold,
+    size: topic.members.length
+  }))
+})
+
 /** A prepared model: the lookups `placeThread` needs, built once for many threads. */
 export interface PlacementIndex {
   readonly weights: ReadonlyMap<string, number>
-  readonly topics: ReadonlyArray<Topic>
+  readonly topics: ReadonlyArray<Pick<Topic, "id" | "centroid" | "threshold">>
 }
 
-export const placementIndex = (model: TopicModel): PlacementIndex => ({
+export const placementIndex = (model: TopicModel | PlacementModel): PlacementIndex => ({
   weights: new Map(model.vocabulary.map(({ term, weight }) => [term, weight] as const)),
   topics: model.topics
 })
 
 /** The nearest topic of a new thread, or undefined when it is not close enough to any (or has no known term). */
 export const placeThread = (
-  model: TopicModel | PlacementIndex,
+  model: TopicModel | PlacementModel | PlacementIndex,
   thread: Pick<TopicThread, "texts">
 ): Placement | undefined => {
   const index = "version" in model ? placementIndex(model) : model
@@ -622,7 +650,7 @@ const entropyBits = (p: ReadonlyArray<number>): number => p.reduce((h, x) => (x 
 
 /** The change since the full run `model`, from the placements of the threads that came after it. */
 export const measureChange = (
-  model: TopicModel,
+  model: TopicModel | PlacementModel,
   placements: ReadonlyArray<Placement | undefined>,
   thresholds: ChangeThresholds = {}
 ): TopicChange => {
@@ -632,7 +660,7 @@ export const measureChange = (
   const size = model.topics.length + 1
   const base = new Array<number>(size).fill(0)
   model.topics.forEach((topic, i) => {
-    base[i] = topic.members.length / Math.max(1, baseThreads)
+    base[i] = ("size" in topic ? topic.size : topic.members.length) / Math.max(1, baseThreads)
   })
   const fresh = new Array<number>(size).fill(0)
   let unplaced = 0

@@ -7,6 +7,7 @@
  * few real processes each (test/support/process.ts `runCli`) for what only a process
  * shows; test/protocols/cli/cli.test.ts runs every command as a process.
  */
+import * as path from "node:path"
 import { format } from "node:util"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -24,6 +25,7 @@ import { runCli } from "../../protocols/cli/Cli.js"
 import { ExitCode } from "../../protocols/cli/Failure.js"
 import { environment } from "../../src/platform/Config.js"
 import * as Database from "../../src/platform/db/Database.js"
+import { TopicWorkerPath } from "../../src/topics/TopicCompute.js"
 import { ADMIN_TOKEN, type StartedGateway, type StoreUnderTest } from "./layers.js"
 
 export interface CliResult {
@@ -74,6 +76,10 @@ const harness = (
     const exit = await Effect.runPromiseExit(
       cli(["node", "svc", ...args]).pipe(
         Effect.provide(NodeContext.layer),
+        Effect.provideService(
+          TopicWorkerPath,
+          path.resolve(import.meta.dirname, "..", "..", "dist", "topics-worker.js")
+        ),
         capturing(out, err),
         Effect.withConfigProvider(config),
         Logger.withMinimumLogLevel(LogLevel.None),

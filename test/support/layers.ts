@@ -24,6 +24,7 @@ import { DashboardDir } from "../../protocols/dashboard/Assets.js"
 import { environment } from "../../src/platform/Config.js"
 import * as Database from "../../src/platform/db/Database.js"
 import { LoggingLive } from "../../src/platform/telemetry/Logging.js"
+import { TopicWorkerPath } from "../../src/topics/TopicCompute.js"
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghij"
 
@@ -169,6 +170,10 @@ export const startGateway = async (
   const layer = gatewayLayer(Database.layerFor(store, 5)).pipe(
     // The page the global setup built (dist/dashboard), as `npm start` serves it.
     Layer.provide(Layer.succeed(DashboardDir, path.resolve(import.meta.dirname, "..", "..", "dist", "dashboard"))),
+    // The topics job's worker, as built by the global setup.
+    Layer.provide(
+      Layer.succeed(TopicWorkerPath, path.resolve(import.meta.dirname, "..", "..", "dist", "topics-worker.js"))
+    ),
     Layer.provide(options.logging ? LoggingLive : Layer.empty),
     Layer.provide(options.errors === undefined ? Layer.empty : errorsInto(options.errors)),
     Layer.provide(

@@ -29,6 +29,7 @@ import erasureByObject from "./migrations/0024_erasure_by_object.js"
 import spanResources from "./migrations/0025_span_resources.js"
 import dashboardSessions from "./migrations/0026_dashboard_sessions.js"
 import scoreSource from "./migrations/0027_score_source.js"
+import topics from "./migrations/0028_topics.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
 const loader = Migrator.fromRecord({
@@ -58,7 +59,8 @@ const loader = Migrator.fromRecord({
   "0024_erasure_by_object": erasureByObject,
   "0025_span_resources": spanResources,
   "0026_dashboard_sessions": dashboardSessions,
-  "0027_score_source": scoreSource
+  "0027_score_source": scoreSource,
+  "0028_topics": topics
 })
 
 const TABLE = "effect_sql_migrations"

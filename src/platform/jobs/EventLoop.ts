@@ -1,5 +1,5 @@
 /**
- * Lets the event loop run during a long evaluators pass. The embedded store
+ * Lets the event loop run during a long job pass (evaluators, topics placement). The embedded store
  * (PGlite) answers queries without a turn of the event loop, and a pattern
  * match is one synchronous call, so a pass that only computes and queries
  * would hold the loop for its whole length: /healthz and every request would

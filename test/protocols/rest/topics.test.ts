@@ -1,0 +1,262 @@
+/**
+ * Issue 26, topics through real HTTP on every store: the `topics` job run
+ * through the admin API, its topics read through the project API (list,
+ * a topic's threads, each thread's `topic_id`): the ceiling respected at 10
+ * and 60, ids kept by an unchanged rerun, a new thread placed in its
+ * subject's topic between full runs, another project's threads never mixed
+ * in (docs/decisions.md "Topics").
+ */
+import { beforeAll, describe, expect, it } from "vitest"
+import { type LabelledThread, makeCorpus } from "../../../bench/lib/topics-corpus.js"
+import { asProject, expectError, runJob } from "../../support/helpers.js"
+import {
+  admin,
+  asUser,
+  createProject,
+  type Gateway,
+  stores,
+  type UserClient,
+  useGateway
+} from "../../support/layers.js"
+
+interface TopicBody {
+  id: string
+  label: string
+  keywords: Array<string>
+  thread_count: number
+  daily: Array<{ date: string; threads: number }>
+  sample_threads: Array<{ id: string; title: string | null; last_message_at: string }>
+}
+interface TopicListBody {
+  topics: Array<TopicBody>
+  computed_at: string | null
+  window_from: string
+  window_to: string
+  ceiling: number
+  unassigned: number
+}
+
+const user = (text: string) => ({ role: "user", content: [{ type: "text", text }] })
+const assistant = (text: string) => ({ role: "assistant", content: [{ type: "text", text }] })
+
+/** Posts the corpus's threads (user messages, an answer after each) a few at a time; gateway id → subject. */
+const seed = async (client: UserClient, corpus: ReadonlyArray<LabelledThread>) => {
+  const subjects = new Map<string, string>()
+  const one = async (thread: LabelledThread) => {
+    const made = await client("POST", "/threads", { body: { last_message_at: new Date().toISOString() } })
+    expect(made.status, made.text).toBe(201)
+    const threadId = made.body.thread_id as string
+    let parent: string | null = null
+    for (const text of thread.texts) {
+      for (const content of [user(text), assistant("Sure, here is what I found.")]) {
+        const reply = await client("POST", `/threads/${threadId}/messages`, {
+          body: { parent_id: parent, format: "svc/v0", content }
+        })
+        expect(reply.status, reply.text).toBe(201)
+        parent = reply.body.message_id as string
+      }
+    }
+    subjects.set(threadId, `${thread.language}:${thread.subject}`)
+  }
+  for (let i = 0; i < corpus.length; i += 8) await Promise.all(corpus.slice(i, i + 8).map(one))
+  return subjects
+}
+
+describe.each(stores)("topics ($name)", (storeUnderTest) => {
+  // No timer: the job runs when a test asks. New threads are placed at once.
+  const handle = useGateway(storeUnderTest, { JOBS_POLL_SECONDS: "0", TOPICS_SETTLE_SECONDS: "0" })
+  let gateway: Gateway
+  let projectId: string
+  let apiKey: string
+  let read: ReturnType<typeof asProject>
+  let alice: UserClient
+  let subjectOf: Map<string, string>
+  let other: { project_id: string; api_key: string }
+  let otherThreads: Set<string>
+
+  const topics = async (key = apiKey): Promise<TopicListBody> => {
+    const reply = await asProject(gateway, key)("/topics")
+    expect(reply.status, reply.text).toBe(200)
+    return reply.body as TopicListBody
+  }
+  const setCeiling = async (value: number) => {
+    const reply = await admin(gateway)("PUT", `/projects/${projectId}/topic-ceiling`, { value })
+    expect(reply.status, reply.text).toBe(200)
+  }
+  /** Every thread of a topic, walked in pages of `limit`. */
+  const topicThreads = async (topicId: string, limit = 7) => {
+    const ids: Array<string> = []
+    for (let page = 0; page < 100; page++) {
+      const after = ids.at(-1)
+      const reply = await read(
+        `/topics/${topicId}/threads?limit=${limit}${after === undefined ? "" : `&after=${after}`}`
+      )
+      expect(reply.status, reply.text).toBe(200)
+      const rows = reply.body.threads as Array<{ id: string; topic_id: string | null }>
+      for (const row of rows) expect(row.topic_id).toBe(topicId)
+      ids.push(...rows.map((row) => row.id))
+      if (rows.length < limit) return ids
+    }
+    throw new Error("the walk did not end")
+  }
+  /** Each thread's topic, from the project API's thread list. */
+  const topicIds = async () => {
+    const all = new Map<string, string | null>()
+    let after: string | undefined
+    for (;;) {
+      const reply = await read(`/threads?limit=100${after === undefined ? "" : `&after=${after}`}`)
+      expect(reply.status, reply.text).toBe(200)
+      const rows = reply.body.threads as Array<{ id: string; topic_id: string | null }>
+      for (const row of rows) all.set(row.id, row.topic_id)
+      after = rows.at(-1)?.id
+      if (rows.length < 100) return all
+    }
+  }
+
+  beforeAll(async () => {
+    gateway = handle.current
+    const project = await createProject(gateway, "topics")
+    projectId = project.project_id
+    apiKey = project.api_key
+    read = asProject(gateway, apiKey)
+    alice = asUser(gateway, apiKey, "alice", "ws-topics")
+    // Eight subjects in English and Spanish, five threads each: sixteen natural groups.
+    subjectOf = await seed(alice, makeCorpus({ perCell: 5, languages: ["en", "es"], seed: 11, offTopic: 0 }))
+    other = await createProject(gateway, "topics-other")
+    const stranger = asUser(gateway, other.api_key, "bob", "ws-other")
+    otherThreads = new Set(
+      (await seed(stranger, makeCorpus({ perCell: 4, languages: ["en"], seed: 12, offTopic: 0, idPrefix: "o" }))).keys()
+    )
+  }, 240_000)
+
+  it("says there are no topics before the first run", async () => {
+    const list = await topics()
+    expect(list.computed_at).toBeNull()
+    expect(list.topics).toEqual([])
+    expect(list.ceiling).toBe(30)
+    expect(list.unassigned).toBe(subjectOf.size)
+    expect(new Date(list.window_to).getTime() - new Date(list.window_from).getTime()).toBeGreaterThan(29 * 86_400_000)
+  })
+
+  it("groups the threads into at most the ceiling of 10, each thread in one topic, figures adding up", async () => {
+    await setCeiling(10)
+    const run = await runJob(gateway, "topics")
+    expect(run.details.projects_grouped).toBeGreaterThanOrEqual(2)
+    const list = await topics()
+    expect(list.ceiling).toBe(10)
+    expect(list.computed_at).not.toBeNull()
+    expect(list.topics.length).toBeGreaterThanOrEqual(4)
+    expect(list.topics.length).toBeLessThanOrEqual(10)
+    const assigned = await topicIds()
+    let counted = 0
+    for (const topic of list.topics) {
+      expect(topic.label.length).toBeGreaterThan(0)
+      expect(topic.keywords.length).toBeGreaterThan(0)
+      expect(topic.daily).toHaveLength(30)
+      expect(topic.daily.reduce((sum, day) => sum + day.threads, 0)).toBe(topic.thread_count)
+      expect(topic.sample_threads.length).toBe(Math.min(3, topic.thread_count))
+      const members = await topicThreads(topic.id)
+      expect(members).toHaveLength(topic.thread_count)
+      expect(new Set(members).size).toBe(members.length)
+      for (const id of members) {
+        expect(subjectOf.has(id)).toBe(true)
+        expect(assigned.get(id)).toBe(topic.id)
+      }
+      for (const sample of topic.sample_threads) expect(members).toContain(sample.id)
+      counted += topic.thread_count
+    }
+    expect(counted + list.unassigned).toBe(subjectOf.size)
+    // Most topics hold one language: the two share few words.
+    const pure = list.topics.filter((topic) =>
+      topic.sample_threads.every((s) => subjectOf.get(s.id)?.startsWith("en:"))
+    )
+    expect(pure.length).toBeGreaterThan(0)
+  })
+
+  it("places a new thread in its subject's topic between full runs", async () => {
+    const list = await topics()
+    const assigned = await topicIds()
+    const made = await alice("POST", "/threads", { body: { last_message_at: new Date().toISOString() } })
+    const threadId = made.body.thread_id as string
+    const text = "I forgot my password and the reset email never arrived, how do I get back into my account?"
+    expect(
+      (
+        await alice("POST", `/threads/${threadId}/messages`, {
+          body: { parent_id: null, format: "svc/v0", content: user(text) }
+        })
+      ).status
+    ).toBe(201)
+    const run = await runJob(gateway, "topics")
+    expect(run.details.threads_placed).toBe(1)
+    expect(run.details.projects_grouped).toBe(0)
+    const placed = (await topicIds()).get(threadId)
+    expect(placed).toBeTruthy()
+    // The topic it went to is the one most of the English account threads are in.
+    const accountTopics = [...assigned].filter(([id]) => subjectOf.get(id) === "en:account").map(([, topic]) => topic)
+    const counts = new Map<string | null, number>()
+    for (const topic of accountTopics) counts.set(topic, (counts.get(topic) ?? 0) + 1)
+    const usual = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0]
+    expect(placed).toBe(usual)
+    expect(await topicThreads(placed ?? "")).toContain(threadId)
+    const now = await topics()
+    const grown = now.topics.find((t) => t.id === placed)
+    const was = list.topics.find((t) => t.id === placed)
+    expect(grown?.thread_count).toBe((was?.thread_count ?? 0) + 1)
+  })
+
+  it("keeps every topic's id and threads when a rerun finds the same threads", async () => {
+    /** A full run: past TOPICS_REFRESH_HOURS (24), the next pass groups again from scratch. */
+    const rerun = async () => {
+      gateway.clock.advance(25 * 3_600_000)
+      const run = await runJob(gateway, "topics")
+      expect(run.details.projects_grouped).toBeGreaterThanOrEqual(1)
+      const list = await topics()
+      const members = new Map(
+        await Promise.all(list.topics.map(async (t) => [t.id, await topicThreads(t.id)] as const))
+      )
+      return { list, members }
+    }
+    const placedBefore = await topics()
+    // The first rerun takes in the thread placed since: the topics keep their ids.
+    const first = await rerun()
+    expect(first.list.computed_at).not.toBe(placedBefore.computed_at)
+    expect(first.list.topics.map((t) => t.id).sort()).toEqual(placedBefore.topics.map((t) => t.id).sort())
+    // Nothing changed since: the same topics with the same threads.
+    const second = await rerun()
+    expect(second.list.computed_at).not.toBe(first.list.computed_at)
+    expect([...second.members.keys()].sort()).toEqual([...first.members.keys()].sort())
+    for (const [id, members] of second.members) expect(members).toEqual(first.members.get(id))
+  })
+
+  it("regroups under a raised ceiling of 60, with more topics", async () => {
+    const at10 = (await topics()).topics.length
+    await setCeiling(60)
+    await runJob(gateway, "topics")
+    const list = await topics()
+    expect(list.ceiling).toBe(60)
+    expect(list.topics.length).toBeGreaterThan(at10)
+    expect(list.topics.length).toBeLessThanOrEqual(60)
+  })
+
+  it("never mixes another project's threads in, and answers 404 for its topics", async () => {
+    const mine = await topics()
+    const theirs = await topics(other.api_key)
+    expect(theirs.topics.length).toBeGreaterThan(0)
+    const mineIds = new Set(mine.topics.map((t) => t.id))
+    for (const topic of theirs.topics) {
+      expect(mineIds.has(topic.id)).toBe(false)
+      expectError(await read(`/topics/${topic.id}/threads`), 404, "topic")
+      const reply = await asProject(gateway, other.api_key)(`/topics/${topic.id}/threads?limit=100`)
+      for (const thread of reply.body.threads as Array<{ id: string }>) expect(otherThreads.has(thread.id)).toBe(true)
+    }
+    for (const topic of mine.topics) {
+      for (const id of await topicThreads(topic.id, 100)) expect(otherThreads.has(id)).toBe(false)
+    }
+  })
+
+  it("answers 400 for an `after` that is not a thread of the project, 404 for an unknown topic", async () => {
+    const topic = (await topics()).topics[0]
+    expectError(await read(`/topics/${topic?.id}/threads?after=thread_nope`), 400, "after")
+    expectError(await read("/topics/topic_0000000000000000/threads"), 404, "topic")
+  })
+})
