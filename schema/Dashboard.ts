@@ -44,7 +44,7 @@ export const DashboardRunPath = Schema.Struct({
 })
 export const DashboardTopicPath = Schema.Struct({
   project_id: ProjectId,
-  topic_id: StorableString
+  topic_id: StorableString.annotations(exampleOf(ExampleIds.topic))
 })
 export const DashboardTracePath = Schema.Struct({
   project_id: ProjectId,

@@ -9,6 +9,8 @@ export const ExampleIds = {
   thread: "thread_01M80KEP26YA9DZXRJENQJN9YP",
   message: "msg_01M80KEP26YA9DZXRJENQJN9YP",
   run: "run_01M80KEP26YA9DZXRJENQJN9YP",
+  /** A topic id: `topic_` and 16 hex digits (a hash of its first members). */
+  topic: "topic_3f2a9c1b7d4e5f60",
   /** A trace id (32 lowercase hex digits) that no example export uses. */
   trace: "4bf92f3577b34da6a3ce929d0e0e4736",
   /** An attachment key: `{project}/{workspace sha-256}/{ulid}/{name}`. */

@@ -11,7 +11,8 @@ import { Message, MessageListQuery } from "./Message.js"
 import { Run, RunListQuery, RunPath, RunSummary } from "./Run.js"
 import { Score, ScoreListQuery } from "./Score.js"
 import { SearchQuery, SearchResults } from "./Search.js"
-import { Thread, ThreadListQuery, ThreadPath } from "./Thread.js"
+import { ThreadListQuery, ThreadPath } from "./Thread.js"
+import { ProjectThread, TopicList } from "./Topic.js"
 import { Span, TraceListQuery, TracePath, TraceSummary } from "./Trace.js"
 import { UsageDaily, UsagePeriod, UsageQuery } from "./Usage.js"
 
@@ -36,15 +37,16 @@ export const McpInputs = {
   usage_period: UsageQuery,
   list_traces: TraceListQuery,
   get_trace: TracePath,
-  search_threads: SearchQuery
+  search_threads: SearchQuery,
+  list_topics: Schema.Struct({})
 } as const
 
 export type McpToolName = keyof typeof McpInputs
 
 export const McpOutputs = {
-  list_threads: Schema.Struct({ threads: Schema.Array(Thread), next_after: NextAfter }),
+  list_threads: Schema.Struct({ threads: Schema.Array(ProjectThread), next_after: NextAfter }),
   get_thread: Schema.Struct({
-    thread: Thread,
+    thread: ProjectThread,
     messages: Schema.Array(Message),
     next_after: NextAfter.annotations({
       description: "Pass as `after` (with the same thread_id) for the next messages; null when none are left"
@@ -64,5 +66,6 @@ export const McpOutputs = {
     spans_omitted: Schema.Number,
     runs: Schema.Array(RunSummary)
   }),
-  search_threads: SearchResults
+  search_threads: SearchResults,
+  list_topics: TopicList
 } as const satisfies Record<McpToolName, Schema.Schema.Any>

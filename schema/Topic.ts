@@ -4,6 +4,7 @@
  */
 import * as Schema from "effect/Schema"
 import { Id, PageLimit, Timestamp } from "./Common.js"
+import { ExampleIds, exampleOf } from "./Examples.js"
 import { Limits } from "./Limits.js"
 import { StorableString } from "./Text.js"
 import { Thread } from "./Thread.js"
@@ -53,7 +54,7 @@ export const TopicList = Schema.Struct({
 })
 export type TopicList = typeof TopicList.Type
 
-export const TopicPath = Schema.Struct({ topic_id: StorableString })
+export const TopicPath = Schema.Struct({ topic_id: StorableString.annotations(exampleOf(ExampleIds.topic)) })
 
 export const TopicThreadQuery = Schema.Struct({
   limit: PageLimit(Limits.thread.listDefault, Limits.thread.listMax),

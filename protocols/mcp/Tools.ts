@@ -1,17 +1,18 @@
 /**
- * The ten read-only tools (docs/decisions.md "MCP"), each a thin adapter
+ * The eleven read-only tools (docs/decisions.md "MCP"), each a thin adapter
  * over the use case the project read API calls, with its text rendering.
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Run } from "../../schema/Run.js"
 import { Score } from "../../schema/Score.js"
-import { Thread } from "../../schema/Thread.js"
+import { ProjectThread, TopicList } from "../../schema/Topic.js"
 import { Runs } from "../../src/runs/Runs.js"
 import { Scores } from "../../src/scores/Scores.js"
 import { Search } from "../../src/search/Search.js"
 import { Messages } from "../../src/threads/Messages.js"
 import { Threads } from "../../src/threads/Threads.js"
+import { Topics } from "../../src/topics/Topics.js"
 import { Traces } from "../../src/traces/Traces.js"
 import { Usage } from "../../src/usage/Usage.js"
 import { countsLine, cut, fitting, messageEntry, nextPage, RESULT_MAX_BYTES, threadLine } from "./Render.js"
@@ -19,7 +20,8 @@ import { defineTool, type Tool } from "./Tool.js"
 
 const encodeRun = Schema.encodeSync(Run)
 const encodeScores = Schema.encodeSync(Schema.Array(Score))
-const encodeThreads = Schema.encodeSync(Schema.Array(Thread))
+const encodeThreads = Schema.encodeSync(Schema.Array(ProjectThread))
+const encodeTopics = Schema.encodeSync(TopicList)
 
 interface RunJson {
   readonly id: string
@@ -49,6 +51,7 @@ export const makeTools = Effect.gen(function* () {
   const usage = yield* Usage
   const traces = yield* Traces
   const search = yield* Search
+  const topics = yield* Topics
 
   const tools: ReadonlyArray<Tool> = [
     defineTool("search_threads", {
@@ -97,7 +100,7 @@ export const makeTools = Effect.gen(function* () {
         "One thread of the project with a page of its messages, oldest first (limit, after = next_after of the previous page, format to keep one storage format). Long pages are cut to stay small; next_after says where to read on.",
       run: (projectId, input) =>
         Effect.gen(function* () {
-          const thread = JSON.parse(yield* threads.getJsonInProject(projectId, input.thread_id))
+          const thread = JSON.parse(yield* threads.getProjectJson(projectId, input.thread_id))
           const budget = RESULT_MAX_BYTES - Buffer.byteLength(JSON.stringify(thread))
           // The store stops the page at the budget (the message that passes it included), not at limit.
           const rows = yield* messages.listProject(projectId, input.thread_id, input, budget)
@@ -113,6 +116,25 @@ export const makeTools = Effect.gen(function* () {
             structured: { thread, messages: kept, next_after: next },
             text: `${threadLine(thread)}\n\n${transcript === "" ? "No messages." : transcript}\n\n${nextPage("get_thread", next, ` and thread_id="${input.thread_id}"`)}`
           }
+        })
+    }),
+    defineTool("list_topics", {
+      title: "List topics",
+      description:
+        "What the project's users talk about: the threads started in the last 30 days grouped into topics (at most the project's topic ceiling), most threads first, each with its label, keywords, thread count, threads per day and a few sample threads. A thread's topic_id is on list_threads and get_thread; open a sample with get_thread.",
+      run: (projectId) =>
+        Effect.map(topics.list(projectId), (list) => {
+          const structured = encodeTopics(list)
+          const lines = structured.topics.map(
+            (topic) =>
+              `- ${topic.id} · ${JSON.stringify(topic.label)} · ${topic.thread_count} threads · keywords ${topic.keywords.join(", ")}
+  e.g. ${topic.sample_threads.map((sample) => `${sample.id} ${sample.title === null ? "(untitled)" : JSON.stringify(sample.title)}`).join("; ")}`
+          )
+          const head =
+            structured.computed_at === null
+              ? "No topics yet: the topics job has not grouped this project's threads."
+              : `Topics of threads started ${structured.window_from.slice(0, 10)} to ${structured.window_to.slice(0, 10)} (grouped ${structured.computed_at}; ${structured.unassigned} threads in none):`
+          return { structured, text: lines.length === 0 ? head : `${head}\n${lines.join("\n")}` }
         })
     }),
     defineTool("list_runs", {

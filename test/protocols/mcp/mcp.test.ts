@@ -22,6 +22,7 @@ const TOOLS = [
   "list_runs",
   "list_scores",
   "list_threads",
+  "list_topics",
   "list_traces",
   "search_threads",
   "usage_daily",

@@ -6,6 +6,8 @@
  * subject's topic between full runs, another project's threads never mixed
  * in (docs/decisions.md "Topics").
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { beforeAll, describe, expect, it } from "vitest"
 import { type LabelledThread, makeCorpus } from "../../../bench/lib/topics-corpus.js"
 import { asProject, expectError, runJob } from "../../support/helpers.js"
@@ -251,6 +253,33 @@ describe.each(stores)("topics ($name)", (storeUnderTest) => {
     }
     for (const topic of mine.topics) {
       for (const id of await topicThreads(topic.id, 100)) expect(otherThreads.has(id)).toBe(false)
+    }
+  })
+
+  it("answers the same through MCP's list_topics, and a thread's topic_id on list_threads and get_thread", async () => {
+    const mcp = new Client({ name: "topics-test", version: "1.0.0" })
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${gateway.baseUrl}/v1/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${apiKey}` } }
+      })
+    )
+    try {
+      const rest = await topics()
+      const listed = await mcp.callTool({ name: "list_topics", arguments: {} })
+      expect(listed.isError).toBeFalsy()
+      // window_to is the time of the answer.
+      expect({ ...(listed.structuredContent as object), window_to: rest.window_to }).toEqual(rest)
+      const text = JSON.stringify(listed.content)
+      for (const topic of rest.topics) expect(text).toContain(topic.id)
+      const top = rest.topics[0]
+      const sample = top?.sample_threads[0]
+      const thread = await mcp.callTool({ name: "get_thread", arguments: { thread_id: sample?.id, limit: 1 } })
+      expect((thread.structuredContent as { thread: { topic_id: string } }).thread.topic_id).toBe(top?.id)
+      const threads = await mcp.callTool({ name: "list_threads", arguments: { limit: 100 } })
+      const rows = (threads.structuredContent as { threads: Array<{ id: string; topic_id: string | null }> }).threads
+      expect(rows.find((row) => row.id === sample?.id)?.topic_id).toBe(top?.id)
+    } finally {
+      await mcp.close()
     }
   })
 
