@@ -2,7 +2,16 @@
 import { useEffect, useState } from "preact/hooks"
 import type { SessionInfo } from "../schema/Dashboard.js"
 import { asCallError, type CallError, client, isCallError, run } from "./api.js"
-import { BASE, href, interceptClicks, navigate, OPERATE_SECTIONS, SECTIONS, useLocation } from "./router.js"
+import {
+  BASE,
+  href,
+  interceptClicks,
+  LATER_SECTIONS,
+  navigate,
+  OPERATE_SECTIONS,
+  SECTIONS,
+  useLocation
+} from "./router.js"
 import { Empty, ErrorText, Loading, useTitle } from "./ui.js"
 
 /** Before a second try of a sign-out the gateway could not answer (busy, unreachable). */
@@ -31,6 +40,11 @@ const endSession = async (): Promise<void> => {
 }
 
 import { useViews } from "./views.js"
+
+/** The first link of each group after the first in the navigation: the operating views, then the later data views. */
+const GROUP_FIRST: ReadonlySet<string> = new Set(
+  [OPERATE_SECTIONS[0]?.id, LATER_SECTIONS[0]?.id].filter((id) => id !== undefined)
+)
 
 const NotFound = ({ what }: { readonly what: string }) => {
   useTitle("Not found")
@@ -115,13 +129,15 @@ export const Shell = (props: { readonly info: SessionInfo; readonly onSignedOut:
         {project ? (
           <nav class="sections" aria-label="Sections">
             <ul>
-              {[...SECTIONS, ...OPERATE_SECTIONS.filter((each) => admin || each.keySession)].map((each) => (
-                <li key={each.id} class={each.id === "settings" ? "operate-first" : undefined}>
-                  <a href={href(project.id, each.id)} aria-current={each.id === section ? "page" : undefined}>
-                    {each.label}
-                  </a>
-                </li>
-              ))}
+              {[...SECTIONS, ...OPERATE_SECTIONS.filter((each) => admin || each.keySession), ...LATER_SECTIONS].map(
+                (each) => (
+                  <li key={each.id} class={GROUP_FIRST.has(each.id) ? "group-first" : undefined}>
+                    <a href={href(project.id, each.id)} aria-current={each.id === section ? "page" : undefined}>
+                      {each.label}
+                    </a>
+                  </li>
+                )
+              )}
             </ul>
           </nav>
         ) : null}

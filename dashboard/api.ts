@@ -5,7 +5,7 @@
  *
  * Each endpoint's client is made the first time it is called
  * (HttpApiClient.endpoint): making one compiles its schemas' encoders and
- * decoders, and a page load needs two to five of the fifteen, so the others
+ * decoders, and a page load needs two to five of the seventeen, so the others
  * cost nothing before the first requests go out.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
@@ -50,6 +50,10 @@ const endpoints = {
     HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "usagePeriod", ...options })
   ),
   threads: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "threads", ...options })),
+  topics: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "topics", ...options })),
+  topicThreads: once(() =>
+    HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "topicThreads", ...options })
+  ),
   search: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "search", ...options })),
   thread: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "thread", ...options })),
   messages: once(() => HttpApiClient.endpoint(DashboardApi, { group: "dashboard", endpoint: "messages", ...options })),
@@ -87,6 +91,12 @@ export const client = {
   },
   get threads() {
     return endpoints.threads()
+  },
+  get topics() {
+    return endpoints.topics()
+  },
+  get topicThreads() {
+    return endpoints.topicThreads()
   },
   get search() {
     return endpoints.search()

@@ -7,17 +7,27 @@ import { useEffect, useState } from "preact/hooks"
 export const BASE = "/dashboard"
 
 /** The views of what a project holds. */
-export type DataSection = "overview" | "threads" | "runs" | "traces" | "scores"
+export type DataSection = "overview" | "threads" | "runs" | "traces" | "scores" | "topics"
 /** The operating views (docs/dashboard.md "Operating views"): settings and the admin's tools. */
 export type OperateSection = "settings" | "keys" | "alerts" | "evaluators" | "webhooks" | "erasure" | "jobs"
 export type Section = DataSection | OperateSection
 
+/** The views of what a project holds, before the operating views in the navigation. */
 export const SECTIONS: ReadonlyArray<{ readonly id: DataSection; readonly label: string }> = [
   { id: "overview", label: "Overview" },
   { id: "threads", label: "Threads" },
   { id: "runs", label: "Runs" },
   { id: "traces", label: "Traces" },
   { id: "scores", label: "Scores" }
+]
+
+/**
+ * Views of what a project holds that come after the operating views in the
+ * navigation (the contract's decisions §13 order: `Topics` after `Jobs`);
+ * every session reads them.
+ */
+export const LATER_SECTIONS: ReadonlyArray<{ readonly id: DataSection; readonly label: string }> = [
+  { id: "topics", label: "Topics" }
 ]
 
 /** The operating views; `keySession`: open to a project API key's session (read-only there). */
@@ -45,7 +55,7 @@ export type Route =
       readonly kind: "project"
       readonly projectId: string
       readonly section: Section
-      /** The open thread, run or trace. */
+      /** The open thread, run, trace or topic. */
       readonly itemId: string | undefined
     }
 
@@ -63,10 +73,10 @@ export interface Location {
 }
 
 const isSection = (value: string | undefined): value is Section =>
-  SECTIONS.some((each) => each.id === value) || OPERATE_SECTIONS.some((each) => each.id === value)
+  [...SECTIONS, ...LATER_SECTIONS, ...OPERATE_SECTIONS].some((each) => each.id === value)
 
-/** The sections whose items open at their own path (a thread, a run, a trace). */
-const WITH_ITEMS: ReadonlyArray<Section> = ["threads", "runs", "traces"]
+/** The sections whose items open at their own path (a thread, a run, a trace, a topic's threads). */
+const WITH_ITEMS: ReadonlyArray<Section> = ["threads", "runs", "traces", "topics"]
 
 const decode = (segment: string): string | undefined => {
   try {

@@ -16,7 +16,8 @@ export interface Series {
   readonly tick?: (n: number) => string
 }
 
-const COLORS = ["#2563eb", "#c2410c", "#15803d"] as const
+/** Lines told apart by color (and the legend): at least 3:1 against the white background. */
+const COLORS = ["#2563eb", "#c2410c", "#15803d", "#7c3aed", "#be123c", "#0e7490"] as const
 
 const summary = (days: ReadonlyArray<string>, series: ReadonlyArray<Series>): string =>
   series

@@ -14,6 +14,7 @@ import { Runs } from "./Runs.js"
 import { Scores } from "./Scores.js"
 import { ThreadDetail } from "./ThreadDetail.js"
 import { Threads } from "./Threads.js"
+import { Topics } from "./Topics.js"
 import { TraceDetail } from "./TraceDetail.js"
 import { Traces } from "./Traces.js"
 
@@ -27,6 +28,7 @@ export const View = (props: ViewProps & { readonly section: Section; readonly it
   if (section === "threads") return itemId ? <ThreadDetail {...props} threadId={itemId} /> : <Threads {...props} />
   if (section === "runs") return itemId ? <RunDetail {...props} runId={itemId} /> : <Runs {...props} />
   if (section === "traces") return itemId ? <TraceDetail {...props} traceId={itemId} /> : <Traces {...props} />
+  if (section === "topics") return <Topics {...props} />
   return <Scores {...props} />
 }
 

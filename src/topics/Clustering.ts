@@ -126,6 +126,9 @@ const DEFAULTS = {
   windowMs: 7 * 24 * 3600 * 1000,
   maxFeatures: 30_000,
   maxDfShare: 0.5,
+  /** Under this many threads one subject may well be most of them: only words in 80 % of them are dropped. */
+  smallThreads: 200,
+  smallMaxDfShare: 0.8,
   spreadFloor: 0.02,
   iterations: 30,
   centroidTerms: 200,
@@ -165,7 +168,8 @@ const featuresOf = (counts: ReadonlyArray<Map<string, number>>): Features => {
   for (const thread of counts) for (const term of thread.keys()) df.set(term, (df.get(term) ?? 0) + 1)
   // Small inputs keep every term: there is no "too rare" or "too common" among a handful of threads.
   const minDf = n < 20 ? 1 : Math.max(2, Math.ceil(n * 0.0005))
-  const maxDf = n < 20 ? n : Math.floor(n * DEFAULTS.maxDfShare)
+  const maxDf =
+    n < 20 ? n : Math.floor(n * (n < DEFAULTS.smallThreads ? DEFAULTS.smallMaxDfShare : DEFAULTS.maxDfShare))
   const kept = [...df]
     .filter(([, d]) => d >= minDf && d <= maxDf)
     .sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]))
@@ -254,6 +258,9 @@ const termParts = (term: string): Array<string> =>
  * near zero; a word most of one topic's threads share and few others do
  * scores highest.
  */
+/** A keyword past the third keeps its place only at this share of the best one's weight. */
+const KEYWORD_FLOOR = 0.25
+
 const distinctiveTerms = (
   groups: ReadonlyArray<ReadonlyArray<number>>,
   rows: ReadonlyArray<TermRow>,
@@ -286,7 +293,9 @@ const distinctiveTerms = (
       if (weight > 0) scored.push({ term, weight })
     }
     scored.sort((a, b) => b.weight - a.weight || compareText(a.term, b.term))
-    return scored.slice(0, count)
+    // Past the first three, a term far weaker than the best is noise ("with the", "reset for" in a small project).
+    const floor = (scored[0]?.weight ?? 0) * KEYWORD_FLOOR
+    return scored.slice(0, count).filter((term, i) => i < 3 || term.weight >= floor)
   })
 }
 

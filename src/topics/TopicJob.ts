@@ -8,6 +8,7 @@
  * (TopicCompute.ts) and starts from the topics the threads have, so a topic
  * keeps its id while most of its threads stay.
  */
+import { performance } from "node:perf_hooks"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -97,6 +98,8 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
             Math.min(PAGE, maxThreads - threads.length)
           )
           for (const row of rows) {
+            // Reading a thread's messages is a unit of work: requests get their turn between them (EventLoop.ts).
+            yield* yieldToEventLoop
             threads.push(toTopicThread(row))
             if (row.topic_id !== null) previous.set(row.topic_id, [...(previous.get(row.topic_id) ?? []), row.id])
           }
@@ -114,11 +117,14 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
         const from = new Date(at.getTime() - windowMs)
         // Threads younger than TOPICS_SETTLE_SECONDS may not have their first message yet: placement takes them later.
         const until = new Date(at.getTime() - settleMs)
+        const started = performance.now()
         const { threads, previous } = yield* readWindow(project.id, from, until)
+        const read = performance.now()
         const options = { ceiling: project.ceiling, previous, now: at.getTime(), windowMs }
         // No thread: nothing to compute, and no worker started for it.
         const model =
           threads.length === 0 ? clusterTopics([], options) : yield* clusterInWorker(workerPath, { threads, options })
+        const clustered = performance.now()
         const topicOf = new Map<string, string>()
         for (const topic of model.topics) for (const member of topic.members) topicOf.set(member, topic.id)
         const assignments: Array<Assignment> = threads.map((thread) => ({
@@ -142,7 +148,8 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
             model: JSON.stringify(toPlacementModel(model))
           }
         )
-        return { threads: threads.length, topics: model.topics.length }
+        const ms = { read: read - started, cluster: clustered - read, write: performance.now() - clustered }
+        return { threads: threads.length, topics: model.topics.length, ms }
       })
 
     /**
@@ -151,11 +158,13 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
      */
     const placeNew = (project: TopicProject, at: Date) =>
       Effect.gen(function* () {
+        const started = performance.now()
         const model: PlacementModel | undefined = Option.getOrUndefined(
           Option.flatMap(yield* repo.model(project.id), decodeModel)
         )
+        const loaded = performance.now()
         if (model === undefined || project.window_to === null || project.placed_at === null) {
-          return { placed: 0, rerun: true }
+          return { placed: 0, rerun: true, loadMs: loaded - started, placeMs: 0 }
         }
         const index = placementIndex(model)
         const until = new Date(at.getTime() - settleMs)
@@ -165,10 +174,12 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
           const rows = yield* repo.threadsToPlace(project.id, cursor, until, PAGE)
           const last = rows[rows.length - 1]
           if (last === undefined) break
-          const assignments = rows.map((row): Assignment => {
+          const assignments: Array<Assignment> = []
+          for (const row of rows) {
+            yield* yieldToEventLoop
             const placement = placeThread(index, { texts: userTexts(row.messages) })
-            return { id: row.id, topic: placement?.topicId ?? null }
-          })
+            assignments.push({ id: row.id, topic: placement?.topicId ?? null })
+          }
           yield* repo.assign(project.id, assignments)
           cursor = { created_at: last.created_at, id: last.id }
           yield* repo.placed(project.id, cursor)
@@ -181,12 +192,24 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
           model,
           since.map((row) => (row.topic_id === null ? undefined : { topicId: row.topic_id, similarity: 1 }))
         )
-        return { placed, rerun: change.rerun }
+        return { placed, rerun: change.rerun, loadMs: loaded - started, placeMs: performance.now() - loaded }
       })
 
     const pass = Effect.gen(function* () {
       const startedMs = yield* Clock.currentTimeMillis
-      const tally = { projects_grouped: 0, threads_grouped: 0, topics: 0, threads_placed: 0, failed: 0 }
+      const tally = {
+        projects_grouped: 0,
+        threads_grouped: 0,
+        topics: 0,
+        threads_placed: 0,
+        failed: 0,
+        // Where the time went (ms), for operators and bench:topics-job.
+        read_ms: 0,
+        cluster_ms: 0,
+        write_ms: 0,
+        model_load_ms: 0,
+        place_ms: 0
+      }
       for (const project of yield* repo.projects()) {
         if ((yield* Clock.currentTimeMillis) - startedMs > PASS_BUDGET_MS) break
         const at = new Date(yield* Clock.currentTimeMillis)
@@ -194,8 +217,10 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
           project.computed_at === null ||
           project.model_ceiling !== project.ceiling ||
           at.getTime() - project.computed_at.getTime() >= refreshMs
-        const placement = stale ? { placed: 0, rerun: true } : yield* placeNew(project, at)
+        const placement = stale ? { placed: 0, rerun: true, loadMs: 0, placeMs: 0 } : yield* placeNew(project, at)
         tally.threads_placed += placement.placed
+        tally.model_load_ms += Math.round(placement.loadMs)
+        tally.place_ms += Math.round(placement.placeMs)
         if (!placement.rerun) continue
         const outcome = yield* Effect.either(fullRun(project, at))
         if (outcome._tag === "Left") {
@@ -208,6 +233,9 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
         tally.projects_grouped++
         tally.threads_grouped += outcome.right.threads
         tally.topics += outcome.right.topics
+        tally.read_ms += Math.round(outcome.right.ms.read)
+        tally.cluster_ms += Math.round(outcome.right.ms.cluster)
+        tally.write_ms += Math.round(outcome.right.ms.write)
       }
       const result: JobResult = { items: tally.threads_grouped + tally.threads_placed, details: { ...tally } }
       return result

@@ -13,6 +13,7 @@ import { mkdirSync } from "node:fs"
 import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { runJob } from "../../support/helpers.js"
 import { ADMIN_TOKEN, type Gateway, stores, useGateway } from "../../support/layers.js"
 import { type Seeded, seed, spanId, TRACE_ID } from "./browser-seed.js"
 import {
@@ -76,6 +77,12 @@ const VIEWS: ReadonlyArray<View> = [
       await shown(page.getByRole("article", { name: /^helpful/ }))
       await table("Scores")(page)
     }
+  },
+  {
+    name: "topics",
+    path: () => "topics",
+    // The seed's few threads: a topic or two, or none to group; either is a finished view.
+    ready: (page) => shown(page.getByRole("region", { name: "Topics table" }).or(page.getByText(/^No topics/)))
   }
 ]
 
@@ -117,6 +124,8 @@ describe.skipIf(!available).each(stores)("the dashboard's views: axe, errors, wi
     })
     try {
       seeded = await seed(gateway)
+      // The Topics view shows what the topics job made of the seed.
+      await runJob(gateway, "topics")
     } finally {
       await launching
     }
