@@ -23,7 +23,7 @@ export const SECTIONS: ReadonlyArray<{ readonly id: DataSection; readonly label:
 
 /**
  * Views of what a project holds that come after the operating views in the
- * navigation (the contract's decisions §13 order: `Topics` after `Jobs`);
+ * navigation (docs/dashboard.md "The views": `Topics` after `Jobs`);
  * every session reads them.
  */
 export const LATER_SECTIONS: ReadonlyArray<{ readonly id: DataSection; readonly label: string }> = [

@@ -32,7 +32,7 @@ export type {
   AssistantCloudJWTConfig
 } from "./core/config.js"
 export { CloudAPIError, CloudResponseError } from "./core/errors.js"
-export type { CloudEvent, CloudEventKind } from "./core/events.js"
+export type { CloudEvent as AssistantCloudEvent, CloudEvent, CloudEventKind } from "./core/events.js"
 export type { Fetch } from "./core/request.js"
 export type { SdkIdentity } from "./core/sdkHeader.js"
 export type {
@@ -46,6 +46,9 @@ export type {
 
 export {
   CloudMessagePersistence,
+  type CloudMessagePersistenceOptions,
+  type CloudMessageRunPhase,
+  type CloudRunState,
   createFormattedPersistence,
   type FormattedMessageItem,
   type FormattedPersistence,

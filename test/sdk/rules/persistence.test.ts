@@ -153,30 +153,49 @@ describe("CloudMessagePersistence", () => {
     ])
   })
 
-  it("append: a second append of a pending id waits for the first", async () => {
+  it("append: a second append of a pending id waits for the first, then sends its own content if it differs", async () => {
     const { fake, persistence } = setup()
     const first = held()
-    fake.answer(first.answer, created("r-again"))
+    fake.answer(first.answer)
     const one = persistence.append("t1", "local-1", null, "svc/v0", { v: 1 })
-    const two = persistence.append("t1", "local-1", null, "svc/v0", { v: 2 })
-    let secondDone = false
-    void two.then(() => {
-      secondDone = true
+    const same = persistence.append("t1", "local-1", null, "svc/v0", { v: 1 })
+    let sameDone = false
+    void same.then(() => {
+      sameDone = true
     })
     await settle()
-    expect(secondDone).toBe(false)
+    expect(sameDone).toBe(false)
     first.release(created("r-1"))
-    await Promise.all([one, two])
-    expect(secondDone).toBe(true)
-    // One create for the two appends; the map holds its id.
+    await Promise.all([one, same])
+    expect(sameDone).toBe(true)
+    // One create for the two appends of one content; the map holds its id.
     expect(creates(fake)).toEqual([{ parent_id: null, format: "svc/v0", content: { v: 1 }, external_id: "local-1" }])
     expect(persistence.getResolvedRemoteId("local-1")).toBe("r-1")
 
-    // Once settled, another append sends the message again under the same external_id (the gateway then
-    // answers the same id with the content replaced); the map takes the id answered.
-    await persistence.append("t1", "local-1", null, "svc/v0", { v: 3 })
+    // Appends of other contents while a create is under way (a message stored as it starts streaming, then
+    // finished): once it is done, the latest of them is sent again under the same external_id (the gateway
+    // replaces the content and answers the same id); the one it superseded sends nothing.
+    const slow = held()
+    fake.answer(slow.answer, created("r-2"))
+    const streaming = persistence.append("t1", "local-2", null, "svc/v0", { text: "" })
+    const partial = persistence.append("t1", "local-2", null, "svc/v0", { text: "Lisbon" })
+    const finished = persistence.append("t1", "local-2", null, "svc/v0", { text: "Lisbon in May." })
+    await settle()
     expect(creates(fake)).toHaveLength(2)
-    expect(creates(fake)[1]).toEqual({ parent_id: null, format: "svc/v0", content: { v: 3 }, external_id: "local-1" })
+    slow.release(created("r-2"))
+    await Promise.all([streaming, partial, finished])
+    expect(creates(fake).slice(1)).toEqual([
+      { parent_id: null, format: "svc/v0", content: { text: "" }, external_id: "local-2" },
+      { parent_id: null, format: "svc/v0", content: { text: "Lisbon in May." }, external_id: "local-2" }
+    ])
+    expect(persistence.getResolvedRemoteId("local-2")).toBe("r-2")
+
+    // Once settled, another append sends the message again under the same external_id; the map takes the id
+    // answered.
+    fake.answer(created("r-again"))
+    await persistence.append("t1", "local-1", null, "svc/v0", { v: 3 })
+    expect(creates(fake)).toHaveLength(4)
+    expect(creates(fake)[3]).toEqual({ parent_id: null, format: "svc/v0", content: { v: 3 }, external_id: "local-1" })
     expect(persistence.getResolvedRemoteId("local-1")).toBe("r-again")
 
     // The waiting append shares the first one's failure.
@@ -187,7 +206,7 @@ describe("CloudMessagePersistence", () => {
     failing.release(json({ error: "invalid_request", message: "no" }, { status: 400 }))
     await expect(three).rejects.toMatchObject({ status: 400 })
     await expect(four).rejects.toMatchObject({ status: 400 })
-    expect(creates(fake)).toHaveLength(3)
+    expect(creates(fake)).toHaveLength(5)
   })
 
   it("append: a failed create drops the mapping and rethrows", async () => {
@@ -217,6 +236,52 @@ describe("CloudMessagePersistence", () => {
     fake.answer(created("r-1"))
     await persistence.append("t1", "local-1", null, "svc/v0", {})
     expect(persistence.getResolvedRemoteId("local-1")).toBe("r-1")
+  })
+
+  it("what assistant-ui calls of the original's: run phases taken (no lease: the gateway has none), rename, record, delete", async () => {
+    const { fake, persistence } = setup()
+    // The original's options (staleAfter concerns run leases).
+    expect(new CloudMessagePersistence(apiKeyClient(new FakeFetch()), { staleAfter: 5_000 }).hasOpenRun("x")).toBe(
+      false
+    )
+    fake.answer(created("r-a"))
+    await persistence.append("t1", "a", null, "svc/v0", { text: "" }, "running")
+    // Nothing of the phase is sent (no open_run), and no lease is held.
+    expect(creates(fake)).toEqual([{ parent_id: null, format: "svc/v0", content: { text: "" }, external_id: "a" }])
+    expect(persistence.hasOpenRun("a")).toBe(false)
+    expect(persistence.runStateOf(undefined)).toBeUndefined()
+    await persistence.update("t1", "a", "svc/v0", { text: "done" }, "done")
+    const put = fake.sent.filter((sent) => sent.method === "PUT")
+    expect(put.map((sent) => [sent.path, FakeFetch.json(sent)])).toEqual([
+      [`${MESSAGES}/r-a`, { content: { text: "done" } }]
+    ])
+
+    // rename moves a mapping to a new local id; onto an id already mapped it does nothing.
+    await persistence.rename("a", "b")
+    expect(persistence.isPersisted("a")).toBe(false)
+    expect(persistence.getResolvedRemoteId("b")).toBe("r-a")
+    persistence.record("c", "r-c")
+    await persistence.rename("b", "c")
+    expect([persistence.getResolvedRemoteId("b"), persistence.getResolvedRemoteId("c")]).toEqual(["r-a", "r-c"])
+
+    // delete: the mapped ids' messages in one request (an unmapped id is skipped), then forgotten.
+    fake.answer(json({ deleted: 2 }))
+    await persistence.delete("t1", ["b", "c", "unknown"])
+    const deletes = () => fake.sent.filter((sent) => sent.method === "DELETE")
+    expect(deletes().map((sent) => [sent.path, FakeFetch.json(sent)])).toEqual([
+      [MESSAGES, { message_ids: ["r-a", "r-c"] }]
+    ])
+    expect([persistence.isPersisted("b"), persistence.isPersisted("c")]).toEqual([false, false])
+    // A thread already gone (404) is no error; nothing mapped sends nothing.
+    persistence.record("d", "r-d")
+    fake.answer(json({ error: "not_found", message: "thread not found" }, { status: 404 }))
+    await persistence.delete("t1", ["d"])
+    await persistence.delete("t1", ["nothing"])
+    expect(deletes()).toHaveLength(2)
+    // Another failure is the caller's.
+    persistence.record("e", "r-e")
+    fake.answer(json({ error: "internal", message: "boom" }, { status: 500 }))
+    await expect(persistence.delete("t1", ["e"])).rejects.toBeInstanceOf(CloudAPIError)
   })
 
   it("update(threadId, id, format, content) with no mapping warns and sends nothing", async () => {
@@ -441,6 +506,47 @@ describe("createFormattedPersistence", () => {
       isPersisted: (messageId) => persistence.isPersisted(messageId)
     }
     expect(createFormattedPersistence(withoutUpdate, notes).update).toBeUndefined()
+  })
+
+  it("createFormattedPersistence: delete only when the wrapped one has it; run phases go through", async () => {
+    const calls: Array<ReadonlyArray<unknown>> = []
+    const recording: MessagePersistenceLike = {
+      append: async (...args) => {
+        calls.push(["append", ...args])
+      },
+      update: async (...args) => {
+        calls.push(["update", ...args])
+      },
+      delete: async (...args) => {
+        calls.push(["delete", ...args])
+      },
+      load: async () => [],
+      isPersisted: () => true
+    }
+    const formatted = createFormattedPersistence(recording, notes)
+    await formatted.append("t1", { parentId: null, message: { id: "a", text: "…" } }, "running")
+    await formatted.update?.("t1", { parentId: null, message: { id: "a", text: "done" } }, "a", "done")
+    await formatted.delete?.("t1", [
+      { parentId: null, message: { id: "a", text: "done" } },
+      { parentId: "a", message: { id: "b", text: "more" } }
+    ])
+    expect(calls).toEqual([
+      ["append", "t1", "a", null, "notes/v1", { text: "…", author: "me" }, "running"],
+      ["update", "t1", "a", "notes/v1", { text: "done", author: "me" }, "done"],
+      ["delete", "t1", ["a", "b"]]
+    ])
+    // Over CloudMessagePersistence: the messages of the items' local ids, deleted by their remote ids.
+    const { fake, persistence } = setup()
+    fake.answer(created("r-a"), json({ deleted: 1 }))
+    const cloudFormatted = createFormattedPersistence(persistence, notes)
+    await cloudFormatted.append("t1", { parentId: null, message: { id: "a", text: "x" } })
+    await cloudFormatted.delete?.("t1", [{ parentId: null, message: { id: "a", text: "x" } }])
+    const deletes = fake.sent.filter((sent) => sent.method === "DELETE")
+    expect(deletes.map((sent) => FakeFetch.json(sent))).toEqual([{ message_ids: ["r-a"] }])
+    expect(
+      createFormattedPersistence({ append: recording.append, load: recording.load, isPersisted: () => false }, notes)
+        .delete
+    ).toBeUndefined()
   })
 
   it("createFormattedPersistence: load(threadId) filters by the adapter's format, decodes, and reverses", async () => {
