@@ -33,6 +33,10 @@ const call = async (baseUrl: string, method: string, path: string, headers: Reco
   return JSON.parse(text) as Record<string, unknown>
 }
 
+/** A figure of a job run's details (NaN when absent). */
+const count = (details: unknown, key: string): number =>
+  typeof details === "object" && details !== null ? Number(Reflect.get(details, key)) : Number.NaN
+
 /** /healthz every 20 ms until `until` settles: the latencies (ms). */
 const probe = async (baseUrl: string, until: Promise<unknown>) => {
   let done = false
@@ -118,6 +122,12 @@ try {
   // The ceiling changed: the next pass groups again from scratch, from the threads' topics.
   await call(gateway.baseUrl, "PUT", `/v1/admin/projects/${projectId}/topic-ceiling`, admin, { value: 31 })
   const rerun = await run(`full run again (ceiling 31), ${corpus.length + extra.length} threads`)
+  // Every thread read: a keyset cursor that lost created_at's microseconds once skipped the rest of a page's instant.
+  if (count(full.details, "threads_grouped") !== corpus.length) throw new Error("the first full run missed threads")
+  if (count(placed.details, "threads_placed") !== extra.length) throw new Error("placement missed threads")
+  if (count(rerun.details, "threads_grouped") !== corpus.length + extra.length) {
+    throw new Error("the second full run missed threads")
+  }
 
   const out = { run: runId, store: storeName, threads: corpus.length, full, placed, rerun }
   mkdirSync(RESULTS, { recursive: true })

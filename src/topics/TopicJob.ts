@@ -28,7 +28,7 @@ import {
   toPlacementModel
 } from "./Clustering.js"
 import { clusterInWorker, TopicWorkerPath } from "./TopicCompute.js"
-import { type Assignment, type TopicProject, TopicsRepo, type WindowThread } from "./TopicsRepo.js"
+import { type Assignment, type Position, type TopicProject, TopicsRepo, type WindowThread } from "./TopicsRepo.js"
 
 const DAY_MS = 86_400_000
 /** Threads read per statement. */
@@ -168,7 +168,7 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
         }
         const index = placementIndex(model)
         const until = new Date(at.getTime() - settleMs)
-        let cursor = { created_at: project.placed_at, id: project.placed_id ?? "" }
+        let cursor: Position = { position: project.placed_at, id: project.placed_id ?? "" }
         let placed = 0
         for (;;) {
           const rows = yield* repo.threadsToPlace(project.id, cursor, until, PAGE)
@@ -181,7 +181,7 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
             assignments.push({ id: row.id, topic: placement?.topicId ?? null })
           }
           yield* repo.assign(project.id, assignments)
-          cursor = { created_at: last.created_at, id: last.id }
+          cursor = { position: last.position, id: last.id }
           yield* repo.placed(project.id, cursor)
           placed += rows.length
           yield* yieldToEventLoop

@@ -11,7 +11,8 @@ export interface TopicProject {
   readonly computed_at: Date | null
   readonly model_ceiling: number | null
   readonly window_to: Date | null
-  readonly placed_at: Date | null
+  /** Where placement stands, exactly (the column's text: a Date would drop its microseconds). */
+  readonly placed_at: string | null
   readonly placed_id: string | null
 }
 
@@ -19,6 +20,8 @@ export interface TopicProject {
 export interface WindowThread {
   readonly id: string
   readonly created_at: Date
+  /** created_at exactly, as text (a keyset cursor of Dates would drop the microseconds and skip rows). */
+  readonly position: string
   readonly last_message_at: Date
   readonly topic_id: string | null
   readonly messages: string
@@ -28,6 +31,12 @@ export interface TopicWrite {
   readonly id: string
   readonly label: string
   readonly keywords: ReadonlyArray<string>
+}
+
+/** A place in start order: created_at exactly (as the column's text) and the id. */
+export interface Position {
+  readonly position: string
+  readonly id: string
 }
 
 /** A thread's topic (null: none). */
@@ -66,7 +75,8 @@ export class TopicsRepo extends Effect.Service<TopicsRepo>()("svc/TopicsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     /** A thread `t` as WindowThread: its times, its topic and its first user messages of the formats search reads. */
-    const windowColumns = sql.literal(`t.id, t.created_at, t.last_message_at, t.topic_id,
+    const windowColumns =
+      sql.literal(`t.id, t.created_at, t.created_at::text AS position, t.last_message_at, t.topic_id,
       (SELECT coalesce(json_agg(json_build_object('f', u.format, 'c', u.content) ORDER BY u.id), '[]')::text
         FROM (SELECT m.id, m.format, m.content FROM messages m
           WHERE m.project_id = t.project_id AND m.thread_id = t.id
@@ -91,7 +101,7 @@ export class TopicsRepo extends Effect.Service<TopicsRepo>()("svc/TopicsRepo", {
       projects: fn("TopicsRepo.projects")(
         () =>
           sql<TopicProject>`SELECT p.id, p.topic_ceiling AS ceiling, m.computed_at, m.ceiling AS model_ceiling,
-              m.window_to, m.placed_at, m.placed_id
+              m.window_to, m.placed_at::text AS placed_at, m.placed_id
             FROM projects p LEFT JOIN topic_models m ON m.project_id = p.id ORDER BY p.id`,
         Effect.orDie
       ),
@@ -107,17 +117,11 @@ export class TopicsRepo extends Effect.Service<TopicsRepo>()("svc/TopicsRepo", {
 
       /** A page of the threads started in [from, to), newest first, before `before` (the previous page's last). */
       windowThreads: fn("TopicsRepo.windowThreads")(
-        (
-          projectId: string,
-          from: Date,
-          to: Date,
-          before: { readonly created_at: Date; readonly id: string } | undefined,
-          limit: number
-        ) => {
+        (projectId: string, from: Date, to: Date, before: Position | undefined, limit: number) => {
           const cursor =
             before === undefined
               ? sql``
-              : sql`AND (t.created_at, t.id) < (${before.created_at.toISOString()}::timestamptz, ${before.id})`
+              : sql`AND (t.created_at, t.id) < (${before.position}::timestamptz, ${before.id})`
           return sql<WindowThread>`
             SELECT ${windowColumns} FROM threads t
             WHERE t.project_id = ${projectId} AND t.created_at >= ${from.toISOString()}::timestamptz AND t.created_at < ${to.toISOString()}::timestamptz
@@ -132,10 +136,10 @@ export class TopicsRepo extends Effect.Service<TopicsRepo>()("svc/TopicsRepo", {
        * `to`, oldest first: those to place between full runs.
        */
       threadsToPlace: fn("TopicsRepo.threadsToPlace")(
-        (projectId: string, after: { readonly created_at: Date; readonly id: string }, to: Date, limit: number) =>
+        (projectId: string, after: Position, to: Date, limit: number) =>
           sql<WindowThread>`
             SELECT ${windowColumns} FROM threads t
-            WHERE t.project_id = ${projectId} AND (t.created_at, t.id) > (${after.created_at.toISOString()}::timestamptz, ${after.id})
+            WHERE t.project_id = ${projectId} AND (t.created_at, t.id) > (${after.position}::timestamptz, ${after.id})
               AND t.created_at < ${to.toISOString()}::timestamptz
             ORDER BY t.created_at, t.id LIMIT ${limit}`,
         Effect.orDie
@@ -146,18 +150,18 @@ export class TopicsRepo extends Effect.Service<TopicsRepo>()("svc/TopicsRepo", {
 
       /** Where placement stands: threads are placed up to this position in start order. */
       placed: fn("TopicsRepo.placed")(
-        (projectId: string, at: { readonly created_at: Date; readonly id: string }) =>
-          sql`UPDATE topic_models SET placed_at = ${at.created_at.toISOString()}::timestamptz, placed_id = ${at.id}
+        (projectId: string, at: Position) =>
+          sql`UPDATE topic_models SET placed_at = ${at.position}::timestamptz, placed_id = ${at.id}
             WHERE project_id = ${projectId}`,
         Effect.orDie
       ),
 
       /** The topic (null: none) of each thread placed since the full run, for measuring the change. */
       placedSince: fn("TopicsRepo.placedSince")(
-        (projectId: string, from: Date, through: { readonly created_at: Date; readonly id: string }) =>
+        (projectId: string, from: Date, through: Position) =>
           sql<{ topic_id: string | null }>`SELECT topic_id FROM threads
             WHERE project_id = ${projectId} AND created_at >= ${from.toISOString()}::timestamptz
-              AND (created_at, id) <= (${through.created_at.toISOString()}::timestamptz, ${through.id})`,
+              AND (created_at, id) <= (${through.position}::timestamptz, ${through.id})`,
         Effect.orDie
       ),
 

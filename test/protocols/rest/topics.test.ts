@@ -288,4 +288,31 @@ describe.each(stores)("topics ($name)", (storeUnderTest) => {
     expectError(await read(`/topics/${topic?.id}/threads?after=thread_nope`), 400, "after")
     expectError(await read("/topics/topic_0000000000000000/threads"), 404, "topic")
   })
+
+  it("reads every thread of the window when more than a page of them started at one instant", async () => {
+    const bulk = await createProject(gateway, "topics-bulk")
+    // 1,100 threads (more than the job's page of 1,000) sharing one created_at to the microsecond, as a
+    // batch written in one transaction has: a cursor that dropped the microseconds skipped the rest of them.
+    const corpus = makeCorpus({ perCell: 46, seed: 13, idPrefix: "bulk" }).slice(0, 1100)
+    const rows = corpus.map((thread, i) => ({ id: `thread_bulk${String(i).padStart(5, "0")}`, text: thread.texts[0] }))
+    const json = JSON.stringify(rows)
+    await gateway.sql(
+      `INSERT INTO threads (project_id, id, workspace_id, user_id, last_message_at, created_at)
+       SELECT $1, r.id, 'ws-bulk', 'user-bulk', now(), '2026-11-20 10:00:00.123456+00'::timestamptz + (now() - now())
+       FROM jsonb_to_recordset($2::jsonb) AS r (id text)`,
+      [bulk.project_id, json]
+    )
+    await gateway.sql(
+      `INSERT INTO messages (project_id, thread_id, id, parent_id, user_id, height, format, content)
+       SELECT $1, r.id, 'msg_' || r.id, NULL, 'user-bulk', 0, 'svc/v0',
+         jsonb_build_object('role', 'user', 'content', jsonb_build_array(jsonb_build_object('type', 'text', 'text', r.text)))
+       FROM jsonb_to_recordset($2::jsonb) AS r (id text, text text)`,
+      [bulk.project_id, json]
+    )
+    const run = await runJob(gateway, "topics")
+    expect(run.details.threads_grouped).toBeGreaterThanOrEqual(1100)
+    const list = await topics(bulk.api_key)
+    expect(list.topics.reduce((sum, topic) => sum + topic.thread_count, 0) + list.unassigned).toBe(1100)
+    expect(list.unassigned).toBeLessThan(100)
+  }, 120_000)
 })
