@@ -51,7 +51,8 @@ const MIGRATIONS = [
   "erasure_by_object",
   "span_resources",
   "dashboard_sessions",
-  "score_source"
+  "score_source",
+  "topics"
 ]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>
