@@ -60,7 +60,20 @@ const COVERED = {
   files: ["downloadUrl", "uploadUrl"],
   scores: ["create"],
   events: ["send"],
-  projects: ["messages", "run", "runs", "scores", "search", "threads", "trace", "traces", "usageDaily", "usagePeriod"]
+  projects: [
+    "messages",
+    "run",
+    "runs",
+    "scores",
+    "search",
+    "threads",
+    "topicThreads",
+    "topics",
+    "trace",
+    "traces",
+    "usageDaily",
+    "usagePeriod"
+  ]
 }
 
 for (const store of clientStores)
@@ -165,6 +178,16 @@ for (const store of clientStores)
           expect(detail.runs.map((r) => r.thread_id)).toEqual([tracedThread])
           yield* apiError(projects.trace({ path: { trace_id: "f".repeat(32) } }), 404)
           yield* apiError(projects.run({ path: { run_id: "run_nope" } }), 404)
+
+          // Topics (test/protocols/rest/topics.test.ts tests the job): decoded, each topic's threads carrying its id.
+          const topics = yield* projects.topics()
+          expect(topics.ceiling).toBe(30)
+          expect(topics.window_from).toBeInstanceOf(Date)
+          for (const topic of topics.topics) {
+            const members = (yield* projects.topicThreads({ path: { topic_id: topic.id } })).threads
+            expect(members.map((thread) => thread.topic_id)).toEqual(members.map(() => topic.id))
+          }
+          yield* apiError(projects.topicThreads({ path: { topic_id: "topic_0000000000000000" } }), 404)
         })
       ))
 
@@ -180,7 +203,9 @@ for (const store of clientStores)
         ["usageDaily", (c: SvcClientService) => c.projects.usageDaily()],
         ["usagePeriod", (c: SvcClientService) => c.projects.usagePeriod()],
         ["traces", (c: SvcClientService) => c.projects.traces()],
-        ["trace", (c: SvcClientService) => c.projects.trace({ path: { trace_id: fixture.traceId } })]
+        ["trace", (c: SvcClientService) => c.projects.trace({ path: { trace_id: fixture.traceId } })],
+        ["topics", (c: SvcClientService) => c.projects.topics()],
+        ["topicThreads", (c: SvcClientService) => c.projects.topicThreads({ path: { topic_id: "topic_x" } })]
       ] as const)("%s", async (_, read) => {
         await run(mode, (client) => apiError<unknown, unknown>(read(client), 401, "unauthorized"))
       })
