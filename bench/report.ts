@@ -144,7 +144,7 @@ export const buildReport = (input: {
       connections: settings.connections,
       poolMax: settings.poolMax,
       pgbenchThreads: settings.pgbenchThreads,
-      gatewayLogLevel: "Warn",
+      gatewayLogLevel: settings.gatewayLogLevel,
       profile: settings.profile,
       seed: {
         backgroundThreads: settings.seedThreads,

@@ -138,7 +138,7 @@ const runWorkload = async (spec: Spec, run: RunContext): Promise<WorkloadResult>
   log(`${spec.name}: ${spec.what}`)
   const gateway = await startGateway(fixture.databaseUrl, {
     label: spec.name,
-    logLevel: "Warn",
+    logLevel: settings.gatewayLogLevel,
     profile: settings.profile
   })
   let measured: Measured

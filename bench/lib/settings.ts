@@ -3,6 +3,7 @@
  * log. Env: BENCH_DURATION (s, 10), BENCH_CONNECTIONS (32), BENCH_ONLY (comma
  * list of WORKLOADS), BENCH_WARMUP (s, 4; then 2 s rounds until stable, at
  * most BENCH_WARMUP_MAX, 16), BENCH_PROFILE (1: --cpu-prof the gateway),
+ * BENCH_LOG_LEVEL (warn: the workloads' gateway at LOG_LEVEL=Warn; default: unset, Info),
  * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres), BENCH_POOL_MAX
  * (10), BENCH_SEED_THREADS (1000), BENCH_SEED_MESSAGES (10 per seeded
  * thread), BENCH_SEED_RUNS (5000, in the project list_runs reads).
@@ -42,6 +43,12 @@ export const WORKLOADS = [
 export type WorkloadName = (typeof WORKLOADS)[number]
 const isWorkload = (name: string): name is WorkloadName => (WORKLOADS as ReadonlyArray<string>).includes(name)
 
+const gatewayLogLevelOf = (raw: string | undefined): "Warn" | "default" => {
+  if (raw === undefined || raw === "" || raw === "warn") return "Warn"
+  if (raw === "default") return "default"
+  throw new Error(`BENCH_LOG_LEVEL must be warn or default, got ${raw}`)
+}
+
 export const settings = (() => {
   const only = (process.env.BENCH_ONLY ?? "")
     .split(",")
@@ -59,6 +66,8 @@ export const settings = (() => {
     connections,
     only: only.length === 0 ? [...WORKLOADS] : only.filter(isWorkload),
     profile: process.env.BENCH_PROFILE === "1" || process.env.BENCH_PROFILE === "true",
+    /** The workloads' gateway logging: LOG_LEVEL=Warn (`warn`, the default so far) or as users run it (`default`: Info). */
+    gatewayLogLevel: gatewayLogLevelOf(process.env.BENCH_LOG_LEVEL),
     pgUrl: process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
     poolMax: Math.max(1, intEnv("BENCH_POOL_MAX", 10)),
     seedThreads: intEnv("BENCH_SEED_THREADS", 1000),
