@@ -79,6 +79,13 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
         ${thread.externalId ?? null}, ${JSON.stringify(thread.metadata === undefined ? {} : thread.metadata)},
         ${thread.lastMessageAt.toISOString()}, ${tsvectorOf(sql, thread.title, "A")}`
 
+    /** A thread of any workspace of the project as JSON text of `columns`. */
+    const jsonInProject = (columns: Statement.Fragment, projectId: string, id: string) =>
+      sql<{ json: string }>`SELECT row_to_json(t)::text AS json FROM (SELECT ${columns} FROM threads
+        WHERE project_id = ${projectId} AND id = ${id}) t`.pipe(
+        Effect.map((rows) => Option.map(first(rows), (row) => row.json))
+      )
+
     /** One page's WHERE clause and order, in list order; `scope` is the clause that bounds the tenant. */
     const pageOf = (scope: Statement.Fragment, options: ListOptions) => {
       const archived = options.isArchived === undefined ? sql`` : sql`AND is_archived = ${options.isArchived}`
@@ -176,21 +183,13 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
 
       /** The project read API: a thread of any workspace of the project, as wire JSON text. */
       getJsonInProject: fn("ThreadsRepo.getJsonInProject")(
-        (projectId: string, id: string) =>
-          sql<{ json: string }>`SELECT row_to_json(t)::text AS json FROM (SELECT ${threadJson} FROM threads
-            WHERE project_id = ${projectId} AND id = ${id}) t`.pipe(
-            Effect.map((rows) => Option.map(first(rows), (row) => row.json))
-          ),
+        (projectId: string, id: string) => jsonInProject(threadJson, projectId, id),
         Effect.orDie
       ),
 
       /** The same with the thread's topic, as the project API writes it (ProjectThread). */
       getProjectJson: fn("ThreadsRepo.getProjectJson")(
-        (projectId: string, id: string) =>
-          sql<{ json: string }>`SELECT row_to_json(t)::text AS json FROM (SELECT ${projectThreadJson} FROM threads
-            WHERE project_id = ${projectId} AND id = ${id}) t`.pipe(
-            Effect.map((rows) => Option.map(first(rows), (row) => row.json))
-          ),
+        (projectId: string, id: string) => jsonInProject(projectThreadJson, projectId, id),
         Effect.orDie
       ),
 

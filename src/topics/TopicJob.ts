@@ -101,7 +101,10 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
             // Reading a thread's messages is a unit of work: requests get their turn between them (EventLoop.ts).
             yield* yieldToEventLoop
             threads.push(toTopicThread(row))
-            if (row.topic_id !== null) previous.set(row.topic_id, [...(previous.get(row.topic_id) ?? []), row.id])
+            if (row.topic_id === null) continue
+            const members = previous.get(row.topic_id)
+            if (members === undefined) previous.set(row.topic_id, [row.id])
+            else members.push(row.id)
           }
           yield* yieldToEventLoop
           before = rows[rows.length - 1]

@@ -20,17 +20,18 @@ import {
   chromiumAvailable,
   closePages,
   collectErrors,
-  horizontalOverflow,
+  expectNarrowFits,
   launchChromium,
+  narrowOverflow,
+  SHOTS,
   seriousViolations,
+  settled,
   shown,
-  signedInContext
+  signedInContext,
+  WIDE
 } from "./browser-support.js"
 
 const available = chromiumAvailable("test/protocols/dashboard/browser-a11y.test.ts")
-const SHOTS = path.resolve(import.meta.dirname, "..", "..", "..", "test-results", "dashboard")
-const WIDE = { width: 1280, height: 800 }
-const NARROW = { width: 390, height: 844 }
 
 interface View {
   readonly name: string
@@ -86,26 +87,14 @@ const VIEWS: ReadonlyArray<View> = [
   }
 ]
 
-/** No "Loading …" left on the page. */
-const settled = (page: Page) =>
-  page.waitForFunction(() =>
-    Array.from(document.querySelectorAll('[role="status"]')).every((each) => !each.textContent?.startsWith("Loading"))
-  )
-
 /** Screenshot at 1280 px, axe, then the same page at 390 px: its screenshot and nothing wider than the screen. */
 const check = async (page: Page, name: string) => {
   await settled(page)
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`) })
   expect(await seriousViolations(page), `axe on ${name}`).toEqual([])
-  await page.setViewportSize(NARROW)
-  const deadline = Date.now() + 2_000
-  let overflow = await horizontalOverflow(page)
-  while (overflow.scrollWidth > NARROW.width && Date.now() < deadline) {
-    await page.waitForTimeout(50)
-    overflow = await horizontalOverflow(page)
-  }
+  const overflow = await narrowOverflow(page)
   await page.screenshot({ path: path.join(SHOTS, `${name}-390.png`) })
-  expect(overflow.scrollWidth, `${name} at 390 px: ${overflow.outside.join("; ")}`).toBeLessThanOrEqual(NARROW.width)
+  expectNarrowFits(overflow, name)
 }
 
 describe.skipIf(!available).each(stores)("the dashboard's views: axe, errors, widths ($name)", (storeUnderTest) => {

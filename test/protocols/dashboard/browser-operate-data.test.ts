@@ -13,29 +13,28 @@
  */
 import { createHash } from "node:crypto"
 import { mkdirSync } from "node:fs"
-import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { asProject, newMessage, newThread, runJob } from "../../support/helpers.js"
 import { ADMIN_TOKEN, admin, asUser, createProject, type Gateway, stores, useGateway } from "../../support/layers.js"
 import { type Receiver, startReceiver, verifySignature } from "../../support/webhook-receiver.js"
 import {
+  bodyRows,
+  checkView,
   chromiumAvailable,
   closePages,
   collectErrors,
-  horizontalOverflow,
   launchChromium,
+  SHOTS,
   seriousViolations,
   shown,
   signedInContext,
+  tableCells,
   textOf
 } from "./browser-support.js"
 
 const available = chromiumAvailable("test/protocols/dashboard/browser-operate-data.test.ts")
-const SHOTS = path.resolve(import.meta.dirname, "..", "..", "..", "test-results", "dashboard")
 const HOUR = 3_600_000
-const WIDE = { width: 1280, height: 800 }
-const NARROW = { width: 390, height: 844 }
 
 interface AdminDelivery {
   readonly id: string
@@ -50,42 +49,6 @@ interface AdminJob {
   readonly last_started_at: string | null
   readonly next_run_at: string | null
   readonly running: boolean
-}
-
-/** No "Loading …" left on the page. */
-const settled = (page: Page) =>
-  page.waitForFunction(() =>
-    Array.from(document.querySelectorAll('[role="status"]')).every((each) => !each.textContent?.startsWith("Loading"))
-  )
-
-/**
- * axe (no serious or critical finding) and the screenshot at 1280 px; then at
- * 390 px nothing but a scrolling box wider than the screen, and back.
- */
-const check = async (page: Page, name: string) => {
-  await settled(page)
-  expect(await seriousViolations(page), `axe on ${name}`).toEqual([])
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true })
-  await page.setViewportSize(NARROW)
-  const deadline = Date.now() + 2_000
-  let overflow = await horizontalOverflow(page)
-  while (overflow.scrollWidth > NARROW.width && Date.now() < deadline) {
-    await page.waitForTimeout(50)
-    overflow = await horizontalOverflow(page)
-  }
-  expect(overflow.scrollWidth, `${name} at 390 px: ${overflow.outside.join("; ")}`).toBeLessThanOrEqual(NARROW.width)
-  await page.setViewportSize(WIDE)
-}
-
-/** The body rows of the table named `caption`. */
-const bodyRows = (page: Page, caption: string) =>
-  page.getByRole("table", { name: caption, exact: true }).locator("tbody").getByRole("row")
-
-/** Each body row's cells' text. */
-const tableCells = async (page: Page, caption: string): Promise<Array<Array<string>>> => {
-  await shown(page.getByRole("table", { name: caption, exact: true }))
-  const rows = await bodyRows(page, caption).all()
-  return Promise.all(rows.map(async (row) => (await row.getByRole("cell").allTextContents()).map((t) => t.trim())))
 }
 
 /** Waits until `check` holds (polling `read`), else fails with the last value read. */
@@ -267,7 +230,7 @@ describe.skipIf(!available).each(stores)("the dashboard's Webhooks, Erasure and 
         expect(said).toMatch(/\d ms$|\d s$/)
       }
     }
-    await check(page, "webhooks")
+    await checkView(page, "webhooks")
 
     // The filter: in the URL, the rows those the admin API's ?status= gives.
     for (const status of ["pending", "delivered", "failed"]) {
@@ -373,7 +336,7 @@ describe.skipIf(!available).each(stores)("the dashboard's Webhooks, Erasure and 
     expect((await adminCall("GET", `/projects/${pid}/erasures`)).body.erasures).toEqual([])
     await again.fill("erin")
     expect(await erase.isEnabled()).toBe(true)
-    await check(page, "erasure")
+    await checkView(page, "erasure")
     await erase.click()
     await shown(page.getByRole("status").filter({ hasText: "Erased user erin: " }))
 
@@ -422,7 +385,7 @@ describe.skipIf(!available).each(stores)("the dashboard's Webhooks, Erasure and 
       const due = !job.running && job.next_run_at !== null && Date.parse(job.next_run_at) <= now
       expect(cells[at]?.[6]?.startsWith("due"), `${job.name}: ${job.next_run_at}`).toBe(due)
     }
-    await check(page, "jobs")
+    await checkView(page, "jobs")
 
     const retention = before.find((job) => job.name === "retention")
     await page.getByRole("button", { name: "Run retention now" }).click()

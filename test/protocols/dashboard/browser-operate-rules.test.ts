@@ -21,16 +21,19 @@ import {
   chromiumAvailable,
   closePages,
   collectErrors,
-  horizontalOverflow,
+  expectNarrowFits,
   launchChromium,
+  narrowOverflow,
+  SHOTS,
   seriousViolations,
+  settled,
   shown,
   signedInContext,
-  textOf
+  textOf,
+  WIDE
 } from "./browser-support.js"
 
 const available = chromiumAvailable("test/protocols/dashboard/browser-operate-rules.test.ts")
-const SHOTS = path.resolve(import.meta.dirname, "..", "..", "..", "test-results", "dashboard")
 
 interface Rule {
   rule_id: string
@@ -56,12 +59,6 @@ interface Evaluator {
   categories: Array<{ name: string; keywords?: Array<string>; pattern?: string }>
   stats: { evaluated: number; scored: number; no_match: number; retrying: number; failed: number }
 }
-
-/** No "Loading …" left on the page. */
-const settled = (page: Page) =>
-  page.waitForFunction(() =>
-    Array.from(document.querySelectorAll('[role="status"]')).every((each) => !each.textContent?.startsWith("Loading"))
-  )
 
 /** The body row of the table `caption` that holds `text`, as its cells' texts. */
 const rowOf = (page: Page, caption: string, text: string) =>
@@ -141,15 +138,14 @@ describe.skipIf(!available).each(stores)("the Alerts and Evaluators views in Chr
   }
   const check = async (page: Page, name: string) => {
     await settled(page)
-    await page.setViewportSize({ width: 1280, height: 800 })
+    await page.setViewportSize(WIDE)
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true })
     expect(await seriousViolations(page), `axe on ${name}`).toEqual([])
     // At 390 px nothing but a scrolling box is wider than the screen.
-    await page.setViewportSize({ width: 390, height: 844 })
-    const overflow = await horizontalOverflow(page)
+    const overflow = await narrowOverflow(page)
     await page.screenshot({ path: path.join(SHOTS, `${name}-390.png`), fullPage: true })
-    expect(overflow.scrollWidth, `${name} at 390 px: ${overflow.outside.join("; ")}`).toBeLessThanOrEqual(390)
-    await page.setViewportSize({ width: 1280, height: 800 })
+    expectNarrowFits(overflow, name)
+    await page.setViewportSize(WIDE)
   }
 
   beforeAll(async () => {

@@ -29,18 +29,19 @@ import {
   chromiumAvailable,
   closePages,
   collectErrors,
-  horizontalOverflow,
+  expectNarrowFits,
   launchChromium,
+  narrowOverflow,
+  SHOTS,
   seriousViolations,
+  settled,
   shown,
   signedInContext,
-  textOf
+  textOf,
+  WIDE
 } from "./browser-support.js"
 
 const available = chromiumAvailable("test/protocols/dashboard/browser-operate-settings.test.ts")
-const SHOTS = path.resolve(import.meta.dirname, "..", "..", "..", "test-results", "dashboard")
-const WIDE = { width: 1280, height: 800 }
-const NARROW = { width: 390, height: 844 }
 
 const ISSUER = {
   issuer: "https://auth.example.com/",
@@ -52,12 +53,6 @@ const ISSUER = {
 
 /** The operating views a key's session is not offered. */
 const ADMIN_ONLY = ["Keys", "Alerts", "Evaluators", "Webhooks", "Erasure", "Jobs"]
-
-/** No "Loading …" left on the page. */
-const settled = (page: Page) =>
-  page.waitForFunction(() =>
-    Array.from(document.querySelectorAll('[role="status"]')).every((each) => !each.textContent?.startsWith("Loading"))
-  )
 
 /** The status message (an ActionResult's "done") that says `text`. */
 const said = (page: Page, text: string | RegExp) => shown(page.getByRole("status").filter({ hasText: text }))
@@ -89,16 +84,10 @@ describe.skipIf(!available).each(stores)("Settings and API keys in Chromium ($na
   const check = async (page: Page, name: string) => {
     await settled(page)
     expect(await seriousViolations(page), `axe on ${name}`).toEqual([])
-    await page.setViewportSize(NARROW)
-    const deadline = Date.now() + 2_000
-    let overflow = await horizontalOverflow(page)
-    while (overflow.scrollWidth > NARROW.width && Date.now() < deadline) {
-      await page.waitForTimeout(50)
-      overflow = await horizontalOverflow(page)
-    }
+    const overflow = await narrowOverflow(page)
     await page.screenshot({ path: path.join(SHOTS, `${name.replace(/\W+/g, "-")}-390.png`), fullPage: true })
     await page.setViewportSize(WIDE)
-    expect(overflow.scrollWidth, `${name} at 390 px: ${overflow.outside.join("; ")}`).toBeLessThanOrEqual(NARROW.width)
+    expectNarrowFits(overflow, name)
   }
 
   beforeAll(async () => {

@@ -1,11 +1,13 @@
 /**
  * Helpers for the dashboard's Chromium suites: signing in (through the form,
  * or over HTTP for a ready cookie), the errors a page logs, axe-core's
- * serious findings, and what overflows a narrow viewport.
+ * serious findings, what overflows a narrow viewport, a view's common check
+ * (axe, screenshot, 390 px) and the text of captioned tables.
  */
+import * as path from "node:path"
 import axe from "axe-core"
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core"
-import { describe, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { browserSupport, CHROMIUM } from "../../sdk/browser-helpers.js"
 import { call, type Gateway } from "../../support/layers.js"
 
@@ -146,4 +148,55 @@ export const closePages = async (context: BrowserContext): Promise<void> => {
       .pages()
       .map((page) => Promise.race([page.close(), new Promise<void>((done) => setTimeout(done, 5_000).unref())]))
   )
+}
+
+/** Where the suites write their screenshots (looked at, and copied into docs/images by hand). */
+export const SHOTS = path.resolve(import.meta.dirname, "..", "..", "..", "test-results", "dashboard")
+export const WIDE = { width: 1280, height: 800 }
+export const NARROW = { width: 390, height: 844 }
+
+/** No "Loading …" left on the page. */
+export const settled = (page: Page) =>
+  page.waitForFunction(() =>
+    Array.from(document.querySelectorAll('[role="status"]')).every((each) => !each.textContent?.startsWith("Loading"))
+  )
+
+/** The page at 390 px, given up to 2 s to lay itself out again: what still overflows (horizontalOverflow). */
+export const narrowOverflow = async (page: Page) => {
+  await page.setViewportSize(NARROW)
+  const deadline = Date.now() + 2_000
+  let overflow = await horizontalOverflow(page)
+  while (overflow.scrollWidth > NARROW.width && Date.now() < deadline) {
+    await page.waitForTimeout(50)
+    overflow = await horizontalOverflow(page)
+  }
+  return overflow
+}
+
+/** Fails when something but a scrolling box is wider than the 390 px screen. */
+export const expectNarrowFits = (overflow: Awaited<ReturnType<typeof horizontalOverflow>>, name: string) =>
+  expect(overflow.scrollWidth, `${name} at 390 px: ${overflow.outside.join("; ")}`).toBeLessThanOrEqual(NARROW.width)
+
+/**
+ * axe (no serious or critical finding) and the screenshot at 1280 px; then at
+ * 390 px nothing but a scrolling box wider than the screen, and back.
+ */
+export const checkView = async (page: Page, name: string) => {
+  await settled(page)
+  expect(await seriousViolations(page), `axe on ${name}`).toEqual([])
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true })
+  const overflow = await narrowOverflow(page)
+  expectNarrowFits(overflow, name)
+  await page.setViewportSize(WIDE)
+}
+
+/** The body rows of the table named `caption`. */
+export const bodyRows = (page: Page, caption: string) =>
+  page.getByRole("table", { name: caption, exact: true }).locator("tbody").getByRole("row")
+
+/** Each body row's cells' text. */
+export const tableCells = async (page: Page, caption: string): Promise<Array<Array<string>>> => {
+  await shown(page.getByRole("table", { name: caption, exact: true }))
+  const rows = await bodyRows(page, caption).all()
+  return Promise.all(rows.map(async (row) => (await row.getByRole("cell").allTextContents()).map((t) => t.trim())))
 }

@@ -11,27 +11,27 @@
  * screenshot at 1280 px, nothing wider than a 390 px screen but a scrolling box.
  */
 import { mkdirSync } from "node:fs"
-import * as path from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { asProject, newMessage, newThread, runJob } from "../../support/helpers.js"
 import { ADMIN_TOKEN, admin, asUser, createProject, type Gateway, stores, useGateway } from "../../support/layers.js"
 import {
+  bodyRows,
+  checkView,
   chromiumAvailable,
   closePages,
   collectErrors,
-  horizontalOverflow,
   launchChromium,
+  SHOTS,
   seriousViolations,
   shown,
   signedInContext,
-  textOf
+  tableCells,
+  textOf,
+  WIDE
 } from "./browser-support.js"
 
 const available = chromiumAvailable("test/protocols/dashboard/browser-topics.test.ts")
-const SHOTS = path.resolve(import.meta.dirname, "..", "..", "..", "test-results", "dashboard")
-const WIDE = { width: 1280, height: 800 }
-const NARROW = { width: 390, height: 844 }
 /** A step of a page (a locator, a navigation) that does not happen fails within this, naming it. */
 const STEP_MS = 10_000
 const DAY = 86_400_000
@@ -142,42 +142,6 @@ const seedProject = async (gateway: Gateway, name: string, subjects: ReadonlyArr
     threads.set(subject.name, list)
   }
   return { projectId: project.project_id, apiKey: project.api_key, threads, questions }
-}
-
-/** No "Loading …" left on the page. */
-const settled = (page: Page) =>
-  page.waitForFunction(() =>
-    Array.from(document.querySelectorAll('[role="status"]')).every((each) => !each.textContent?.startsWith("Loading"))
-  )
-
-/**
- * axe (no serious or critical finding) and the screenshot at 1280 px; then at
- * 390 px nothing but a scrolling box wider than the screen, and back.
- */
-const check = async (page: Page, name: string) => {
-  await settled(page)
-  expect(await seriousViolations(page), `axe on ${name}`).toEqual([])
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true })
-  await page.setViewportSize(NARROW)
-  const deadline = Date.now() + 2_000
-  let overflow = await horizontalOverflow(page)
-  while (overflow.scrollWidth > NARROW.width && Date.now() < deadline) {
-    await page.waitForTimeout(50)
-    overflow = await horizontalOverflow(page)
-  }
-  expect(overflow.scrollWidth, `${name} at 390 px: ${overflow.outside.join("; ")}`).toBeLessThanOrEqual(NARROW.width)
-  await page.setViewportSize(WIDE)
-}
-
-/** The body rows of the table named `caption`. */
-const bodyRows = (page: Page, caption: string) =>
-  page.getByRole("table", { name: caption, exact: true }).locator("tbody").getByRole("row")
-
-/** Each body row's cells' text. */
-const tableCells = async (page: Page, caption: string): Promise<Array<Array<string>>> => {
-  await shown(page.getByRole("table", { name: caption, exact: true }))
-  const rows = await bodyRows(page, caption).all()
-  return Promise.all(rows.map(async (row) => (await row.getByRole("cell").allTextContents()).map((t) => t.trim())))
 }
 
 /** The thread ids the "Threads" table links to, in its order. */
@@ -297,7 +261,7 @@ describe.skipIf(!available).each(stores)("the dashboard's Topics view ($name)", 
       `${before.window_from.slice(0, 10)} to ${before.window_to.slice(0, 10)}`
     )
     expect(await page.getByRole("table", { name: "Topics", exact: true }).count()).toBe(0)
-    await check(page, "topics-none")
+    await checkView(page, "topics-none")
   })
 
   it("after the job: the three subjects as topics, most threads first, with the API's figures; axe and widths", async () => {
@@ -373,7 +337,7 @@ describe.skipIf(!available).each(stores)("the dashboard's Topics view ($name)", 
     expect(await fact(page, "Topics")).toBe(String(answer.topics.length))
     expect(await fact(page, "Threads in no topic")).toBe(countText(answer.unassigned))
     expect(await fact(page, "Threads in topics")).toBe(countText(total - answer.unassigned))
-    await check(page, "topics-list")
+    await checkView(page, "topics-list")
   })
 
   it("a topic opens exactly its threads, page by page; a thread opens the thread view", async () => {
@@ -397,7 +361,7 @@ describe.skipIf(!available).each(stores)("the dashboard's Topics view ($name)", 
     await page.waitForURL((at) => at.searchParams.get("limit") === "25")
     const first = await linkedThreads(page)
     expect(first).toEqual(expected.slice(0, 25))
-    await check(page, "topic")
+    await checkView(page, "topic")
     const next = page.getByRole("button", { name: "Next page" })
     await expect.poll(() => next.isEnabled(), { timeout: STEP_MS }).toBe(true)
     await next.click()
