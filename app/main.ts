@@ -14,7 +14,8 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import { DashboardDir } from "../protocols/dashboard/Assets.js"
 import { environment } from "../src/platform/Config.js"
-import { guarded, LoggingLive } from "../src/platform/telemetry/Logging.js"
+import { LoggingLive, loggersFor } from "../src/platform/telemetry/Logging.js"
+import { bufferedSink, LogSinkRef } from "../src/platform/telemetry/LogSink.js"
 import { TopicWorkerPath } from "../src/topics/TopicCompute.js"
 import { GatewayLive } from "./Gateway.js"
 import { AllSettings, describeStartupFailure } from "./Startup.js"
@@ -36,9 +37,18 @@ const stopped = Effect.suspend(() =>
       )
 )
 
+/**
+ * Log lines go to stdout through a buffer (src/platform/telemetry/LogSink.ts):
+ * a few large asynchronous writes instead of a synchronous one a line, the
+ * rest written when the process exits and after each line at Error or above.
+ */
+const sink = bufferedSink()
 /** LOG_FORMAT or LOG_LEVEL itself is wrong: JSON lines, so that AllSettings can say which. */
-const fallbackLogging = Logger.replace(Logger.defaultLogger, guarded(Logger.withConsoleLog(Logger.jsonLogger)))
-const Logging = LoggingLive.pipe(Layer.orElse(() => fallbackLogging))
+const fallbackLogging = Logger.replace(Logger.defaultLogger, loggersFor(sink).json)
+const Logging = LoggingLive.pipe(
+  Layer.orElse(() => fallbackLogging),
+  Layer.provide(Layer.succeed(LogSinkRef, sink))
+)
 
 /**
  * The built dashboard: dist/dashboard beside dist/main.js, which is this

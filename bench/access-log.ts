@@ -21,20 +21,28 @@ import * as Option from "effect/Option"
 import { accessLog } from "../protocols/AccessLog.js"
 import { makeMetrics } from "../protocols/Metrics.js"
 import { makeRouteTable } from "../protocols/rest/RouteTable.js"
-import { LoggingLive } from "../src/platform/telemetry/Logging.js"
+import { type InfoLine, InfoLineRef, LoggingLive } from "../src/platform/telemetry/Logging.js"
+import { bufferedSink, LogSinkRef } from "../src/platform/telemetry/LogSink.js"
 
 const BATCH = Number(process.env.BATCH ?? 2_000)
 const ROUNDS = Number(process.env.ROUNDS ?? 15)
 const URL = "/v1/threads/thr_01JD3E8XKQ?limit=5&signature=abc"
 
+/** LoggingLive over the gateway's buffered stdout (app/main.ts), as against the console's one write a line. */
+const buffered = LoggingLive.pipe(Layer.provide(Layer.succeed(LogSinkRef, bufferedSink())))
+
 const app = Effect.succeed(HttpServerResponse.text("{}"))
 
-/** The gateway's middleware; `logLines: false` is what it does above LOG_LEVEL=info. */
-const ours = (logLines: boolean) =>
+/**
+ * The gateway's middleware; `logLines: false` is what it does above LOG_LEVEL=info. `line`: the access
+ * line straight to the sink (what the gateway does with LOG_FORMAT json or logfmt), else through Effect.log.
+ */
+const ours = (logLines: boolean, line: InfoLine | null = null) =>
   accessLog({
     routes: makeRouteTable(1_000_000),
     otherRoutes: new Set(),
     logLines,
+    line,
     metrics: makeMetrics({
       usageBacklog: () => ({ pending: 0, lagMs: 0, lastFlushedAt: undefined }),
       pool: Option.none()
@@ -70,7 +78,15 @@ const main = Effect.gen(function* () {
     "no logger": yield* NodeHttpServer.makeHandler(app),
     "platform logger": yield* NodeHttpServer.makeHandler(app, HttpMiddleware.logger),
     "access log without its line (request id, route, metrics)": yield* NodeHttpServer.makeHandler(app, ours(false)),
-    "access log": yield* NodeHttpServer.makeHandler(app, ours(true))
+    "access log through Effect.log": yield* NodeHttpServer.makeHandler(app, ours(true)),
+    "access log, its line straight to the sink": yield* NodeHttpServer.makeHandler(app, ours(true, yield* InfoLineRef)),
+    "access log, through Effect.log, to a buffered stdout": yield* NodeHttpServer.makeHandler(app, ours(true)).pipe(
+      Effect.provide(buffered)
+    ),
+    "access log, straight to a buffered stdout": yield* NodeHttpServer.makeHandler(
+      app,
+      ours(true, yield* InfoLineRef.pipe(Effect.provide(buffered)))
+    ).pipe(Effect.provide(buffered))
   }
   const best: Record<string, number> = {}
   for (let round = 0; round <= ROUNDS; round++) {

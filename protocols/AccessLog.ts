@@ -29,9 +29,12 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
+import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import { userSha256 } from "../src/erasure/Erasure.js"
+import type { InfoLine } from "../src/platform/telemetry/Logging.js"
 import { redactUrl } from "../src/platform/telemetry/Redact.js"
 import type { GatewayMetrics } from "./Metrics.js"
 import { REQUEST_ID_HEADER, requestIdFrom } from "./RequestId.js"
@@ -47,6 +50,11 @@ export interface AccessLogOptions {
   readonly otherRoutes: ReadonlySet<string>
   /** Write the access line (LOG_LEVEL at info or below). */
   readonly logLines: boolean
+  /**
+   * How: straight to the log's sink (LoggingLive's InfoLine), or, where there
+   * is none (the pretty format, a logger of a test's own), by Effect.log.
+   */
+  readonly line: InfoLine | null
   readonly metrics: GatewayMetrics | undefined
 }
 
@@ -111,6 +119,20 @@ const loggedUrl = (route: string | undefined, url: string): string => {
 const statusOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>): number =>
   Exit.isSuccess(exit) ? exit.value.status : HttpServerError.exitResponse(exit).status
 
+export const ACCESS_MESSAGE = "Sent HTTP response"
+
+/** The log annotations the request's fiber had before this middleware added its own (usually none). */
+const outerAnnotations = (fiber: Fiber.RuntimeFiber<unknown, unknown>): Array<readonly [string, string | number]> => {
+  const annotations = fiber.getFiberRef(FiberRef.currentLogAnnotations)
+  if (HashMap.size(annotations) === 0) return []
+  const entries: Array<readonly [string, string | number]> = []
+  for (const [key, value] of annotations) {
+    if (key === "request_id" || key === "trace_id" || key === "span_id") continue
+    entries.push([key, typeof value === "number" ? value : String(value)])
+  }
+  return entries
+}
+
 export const accessLog =
   (options: AccessLogOptions) =>
   <E, R>(
@@ -126,25 +148,32 @@ export const accessLog =
       const label = route ?? UNMATCHED_ROUTE
       const url = loggedUrl(route, request.url)
 
-      const answered = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, E>, status: number) => {
+      const answered = (
+        exit: Exit.Exit<HttpServerResponse.HttpServerResponse, E>,
+        status: number,
+        ids: ReadonlyArray<readonly [string, string]>
+      ) => {
         const seconds = (performance.now() - started) / 1000
         options.metrics?.record(request.method, label, status, seconds)
         if (!options.logLines) return exit
-        return Effect.zipRight(
-          Effect.annotateLogs(Effect.log("Sent HTTP response"), {
-            "http.method": request.method,
-            "http.route": label,
-            "http.status": status,
-            "http.url": url,
-            duration_ms: Math.round(seconds * 1e6) / 1e3
-          }),
-          exit
-        )
+        const fields: ReadonlyArray<readonly [string, string | number]> = [
+          ["http.method", request.method],
+          ["http.route", label],
+          ["http.status", status],
+          ["http.url", url],
+          ["duration_ms", Math.round(seconds * 1e6) / 1e3]
+        ]
+        if (options.line !== null) {
+          // The line an Effect.log here would write: the fiber's annotations from outside, then ours.
+          options.line(ACCESS_MESSAGE, fiber.id(), [...outerAnnotations(fiber), ...ids, ...fields])
+          return exit
+        }
+        return Effect.zipRight(Effect.annotateLogs(Effect.log(ACCESS_MESSAGE), Object.fromEntries(fields)), exit)
       }
 
       if (!fiber.getFiberRef(FiberRef.currentTracerEnabled)) {
         return Effect.annotateLogs(
-          Effect.flatMap(Effect.exit(app), (exit) => answered(exit, statusOf(exit))),
+          Effect.flatMap(Effect.exit(app), (exit) => answered(exit, statusOf(exit), [["request_id", requestId]])),
           "request_id",
           requestId
         )
@@ -169,7 +198,11 @@ export const accessLog =
             Effect.flatMap(Effect.exit(Effect.withParentSpan(app, span)), (exit) => {
               const status = statusOf(exit)
               span.attribute("http.response.status_code", status)
-              return answered(exit, status)
+              return answered(exit, status, [
+                ["request_id", requestId],
+                ["trace_id", span.traceId],
+                ["span_id", span.spanId]
+              ])
             }),
             { request_id: requestId, trace_id: span.traceId, span_id: span.spanId }
           )

@@ -12,7 +12,7 @@ import * as LogLevel from "effect/LogLevel"
 import { Api } from "../schema/Api.js"
 import { AppConfig } from "../src/platform/Config.js"
 import { DatabasePool } from "../src/platform/db/DatabasePool.js"
-import { LogLevelConfig } from "../src/platform/telemetry/Logging.js"
+import { InfoLineRef, LogLevelConfig } from "../src/platform/telemetry/Logging.js"
 import { Usage } from "../src/usage/Usage.js"
 import { accessLog } from "./AccessLog.js"
 import { BlobRoutes } from "./Blobs.js"
@@ -131,6 +131,7 @@ export const HttpLive = Layer.unwrapEffect(
       routes: table,
       otherRoutes: OTHER_ROUTES,
       logLines: !LogLevel.greaterThan(level, LogLevel.Info),
+      line: yield* InfoLineRef,
       metrics
     })
     return HttpMiddleware.withTracerDisabledWhen(
