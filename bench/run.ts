@@ -20,19 +20,19 @@ import { type Measured, type Measurement, runPgbench, warmUpAndMeasure } from ".
 import { killAllNow } from "./lib/proc.js"
 import { seed } from "./lib/seed.js"
 import { type Server, startBaseline, startGateway } from "./lib/servers.js"
-import { log, PROFILE_DIR, ROOT, settings, workDir } from "./lib/settings.js"
+import { type GatewayLogLevel, log, PROFILE_DIR, ROOT, settings, workDir } from "./lib/settings.js"
 import { captureStatements } from "./lib/statements.js"
 import { formatSummary, summarizeProfile } from "./profile-summary.js"
 import {
   type BaselineResult,
   buildReport,
-  type LoggingResult,
+  type GatewayRun,
   ratioOf,
   short,
   type WorkloadResult,
   writeReport
 } from "./report.js"
-import { type BaselineName, type Fixture, type HttpWorkload, loadFor, SPECS, type Spec } from "./workloads.js"
+import { type BaselineName, connectionsOf, type Fixture, loadFor, SPECS, type Spec } from "./workloads.js"
 
 // ---------------------------------------------------------------- cleanup
 
@@ -68,14 +68,9 @@ interface RunContext {
   readonly statementsFile: string
 }
 
-const measureHttp = (
-  workload: HttpWorkload,
-  server: Server,
-  fixture: Fixture,
-  afterWarmup?: () => void
-): Promise<Measured> =>
-  warmUpAndMeasure(workload, () => loadFor(workload, server.baseUrl, fixture), {
-    connections: settings.connections,
+const measureHttp = (spec: Spec, server: Server, fixture: Fixture, afterWarmup?: () => void): Promise<Measured> =>
+  warmUpAndMeasure(spec.name, () => loadFor(spec.name, server.baseUrl, fixture), {
+    connections: connectionsOf(spec),
     durationS: settings.durationS,
     warmupS: settings.warmupS,
     warmupMaxS: settings.warmupMaxS,
@@ -100,14 +95,14 @@ const runBaseline = async (
   const { fixture } = run
   if (name === "pgbench INSERT") {
     if (spec.pgbenchScript === undefined) throw new Error(`${spec.name}: no pgbench script`)
-    log(
-      `  pgbench: -c ${settings.connections} -j ${settings.pgbenchThreads} -T ${settings.durationS} (single-row INSERT)`
-    )
+    const clients = connectionsOf(spec)
+    const threads = Math.min(settings.pgbenchThreads, clients)
+    log(`  pgbench: -c ${clients} -j ${threads} -T ${settings.durationS} (single-row INSERT)`)
     const result = await runPgbench({
       databaseUrl: fixture.databaseUrl,
       script: spec.pgbenchScript(fixture),
-      clients: settings.connections,
-      threads: settings.pgbenchThreads,
+      clients,
+      threads,
       durationS: settings.durationS,
       workDir
     })
@@ -121,7 +116,7 @@ const runBaseline = async (
   try {
     log(`  ${name}: ${server.baseUrl}`)
     const sample = await sampleBody(spec, server, fixture)
-    const { measurement } = await measureHttp(spec.name, server, fixture)
+    const { measurement } = await measureHttp(spec, server, fixture)
     // The baselines write what went wrong to stderr.
     const stderr = server.child.stderrTail().trim()
     if ((measurement.non2xx > 0 || measurement.errors > 0) && stderr !== "") {
@@ -133,43 +128,36 @@ const runBaseline = async (
   }
 }
 
-const runWorkload = async (spec: Spec, run: RunContext): Promise<WorkloadResult> => {
-  const { fixture } = run
-  log(`${spec.name}: ${spec.what}`)
-  const gateway = await startGateway(fixture.databaseUrl, {
-    label: spec.name,
-    logLevel: settings.gatewayLogLevel,
-    profile: settings.profile
-  })
+/** A gateway run before the baselines: what GatewayRun holds except the ratios. */
+type GatewayMeasured = Omit<GatewayRun, "ratio" | "ratios" | "pass" | "p50Aim">
+
+/** A fresh gateway at `logLevel`, warmed up and measured; its stdout (the log) is counted and removed. */
+const runGateway = async (
+  spec: Spec,
+  fixture: Fixture,
+  logLevel: GatewayLogLevel
+): Promise<{ readonly run: GatewayMeasured; readonly sample: string | undefined }> => {
+  const label = `${spec.name}-${logLevel === "Warn" ? "warn" : "default"}`
+  const gateway = await startGateway(fixture.databaseUrl, { label, logLevel, profile: settings.profile })
   let measured: Measured
-  let gatewaySample: string | undefined
+  let sample: string | undefined
+  let logBytes = 0
   try {
-    gatewaySample = await sampleBody(spec, gateway, fixture)
-    measured = await measureHttp(spec.name, gateway, fixture)
+    sample = await sampleBody(spec, gateway, fixture)
+    let before = 0
+    measured = await measureHttp(spec, gateway, fixture, () => {
+      before = statSync(gateway.logFile).size
+    })
+    logBytes = statSync(gateway.logFile).size - before
   } finally {
     await gateway.child.stop()
+    // At Info it is large (one line a request) and not needed afterwards.
+    rmSync(gateway.logFile, { force: true })
   }
-  log(`  gateway          ${short(measured.measurement)}`)
-  const baselines: Array<BaselineResult> = []
-  let sameBody: boolean | undefined
-  for (const name of spec.baselines) {
-    const { measurement, command, sample } = await runBaseline(name, spec, run)
-    if (sample !== undefined && gatewaySample !== undefined) {
-      sameBody = sample === gatewaySample
-      log(`  ${name} answered ${sameBody ? "the same body as" : "a DIFFERENT body from"} the gateway`)
-      if (!sameBody) log(`    gateway: ${gatewaySample.slice(0, 600)}\n    ${name}: ${sample.slice(0, 600)}`)
-    }
-    log(`  ${name.padEnd(16)} ${short(measurement)}`)
-    baselines.push({
-      name,
-      measurement,
-      ratio: ratioOf(measured.measurement, measurement),
-      ...(command === undefined ? {} : { command })
-    })
-  }
-  const [first, ...others] = baselines
-  if (first === undefined) throw new Error(`${spec.name}: no baseline`)
-  let profile: WorkloadResult["profile"]
+  const m = measured.measurement
+  const logBytesPerRequest = Math.round(logBytes / Math.max(1, m.requests + m.non2xx))
+  log(`  gateway@${logLevel.padEnd(8)} ${short(m)}  log ${logBytesPerRequest} B/req`)
+  let profile: GatewayRun["profile"]
   const profileFile = gateway.collectProfile()
   if (settings.profile && profileFile === undefined) log("  profile: the gateway wrote no main-thread profile")
   if (profileFile !== undefined) {
@@ -190,53 +178,65 @@ const runWorkload = async (spec: Spec, run: RunContext): Promise<WorkloadResult>
     }
   }
   return {
-    workload: spec.name,
-    what: spec.what,
-    gateway: measured.measurement,
-    baseline: first,
-    otherBaselines: others,
-    target: spec.target,
-    pass: spec.target === null ? null : first.ratio >= spec.target,
-    ...(sameBody === undefined ? {} : { sameBody }),
-    ...(profile === undefined ? {} : { profile })
+    run: { logLevel, measurement: m, logBytesPerRequest, ...(profile === undefined ? {} : { profile }) },
+    sample
   }
 }
 
-/** The same workload with the gateway's default logging, beside LOG_LEVEL=Warn. */
-const runLogging = async (
-  workload: "health" | "append_message",
-  fixture: Fixture,
-  warn: Measurement | undefined
-): Promise<LoggingResult> => {
-  log(`logging: ${workload} with the default LOG_LEVEL (Info), stdout to a file`)
-  const measureWith = async (logLevel: "Warn" | "default") => {
-    const gateway = await startGateway(fixture.databaseUrl, {
-      label: `${workload}-log-${logLevel}`,
-      logLevel,
-      profile: false
-    })
-    try {
-      let before = 0
-      const { measurement } = await measureHttp(workload, gateway, fixture, () => {
-        before = statSync(gateway.logFile).size
-      })
-      const bytes = statSync(gateway.logFile).size - before
-      return { measurement, bytes, logFile: gateway.logFile }
-    } finally {
-      await gateway.child.stop()
-    }
+/**
+ * One workload: a fresh gateway per log level (BENCH_LOG_LEVEL: default, then
+ * Warn), then each baseline once; every gateway run is set against the same
+ * baseline runs.
+ */
+const runWorkload = async (spec: Spec, run: RunContext): Promise<WorkloadResult> => {
+  const { fixture } = run
+  log(`${spec.name}: ${spec.what} (${connectionsOf(spec)} connections)`)
+  const measured: Array<GatewayMeasured> = []
+  let gatewaySample: string | undefined
+  for (const logLevel of settings.gatewayLogLevels) {
+    const { run: gatewayRun, sample } = await runGateway(spec, fixture, logLevel)
+    measured.push(gatewayRun)
+    gatewaySample ??= sample
   }
-  const info = await measureWith("default")
-  log(`  gateway (Info)   ${short(info.measurement)}`)
-  // It is large and not needed afterwards.
-  rmSync(info.logFile, { force: true })
-  const warnMeasurement = warn ?? (await measureWith("Warn")).measurement
+  const baselines: Array<BaselineResult> = []
+  let sameBody: boolean | undefined
+  for (const name of spec.baselines) {
+    const { measurement, command, sample } = await runBaseline(name, spec, run)
+    if (sample !== undefined && gatewaySample !== undefined) {
+      sameBody = sample === gatewaySample
+      log(`  ${name} answered ${sameBody ? "the same body as" : "a DIFFERENT body from"} the gateway`)
+      if (!sameBody) log(`    gateway: ${gatewaySample.slice(0, 600)}\n    ${name}: ${sample.slice(0, 600)}`)
+    }
+    log(`  ${name.padEnd(16)} ${short(measurement)}`)
+    baselines.push({ name, measurement, ...(command === undefined ? {} : { command }) })
+  }
+  const [first] = baselines
+  if (first === undefined) throw new Error(`${spec.name}: no baseline`)
+  const gateways: Array<GatewayRun> = measured.map((g) => {
+    const ratio = ratioOf(g.measurement, first.measurement)
+    const aim = spec.p50AimMs
+    return {
+      ...g,
+      ratio,
+      ratios: baselines.map((b) => ({ baseline: b.name, ratio: ratioOf(g.measurement, b.measurement) })),
+      pass: spec.target === null ? null : ratio >= spec.target,
+      ...(aim === undefined ? {} : { p50Aim: { ms: aim, met: g.measurement.latencyMs.p50 <= aim } })
+    }
+  })
+  const atDefault = gateways.find((g) => g.logLevel === "default")
+  const atWarn = gateways.find((g) => g.logLevel === "Warn")
+  const defaultOverWarn =
+    atDefault === undefined || atWarn === undefined ? null : ratioOf(atDefault.measurement, atWarn.measurement)
+  if (defaultOverWarn !== null) log(`  gateway default / Warn: ${defaultOverWarn}`)
   return {
-    workload,
-    info: info.measurement,
-    warn: warnMeasurement,
-    ratio: ratioOf(info.measurement, warnMeasurement),
-    logBytesPerRequest: Math.round(info.bytes / Math.max(1, info.measurement.requests + info.measurement.non2xx))
+    workload: spec.name,
+    what: spec.what,
+    connections: connectionsOf(spec),
+    gateways,
+    baselines,
+    target: spec.target,
+    defaultOverWarn,
+    ...(sameBody === undefined ? {} : { sameBody })
   }
 }
 
@@ -265,9 +265,8 @@ const main = async () => {
   mkdirSync(workDir, { recursive: true })
   if (settings.profile) mkdirSync(PROFILE_DIR, { recursive: true })
   const specs = SPECS.filter((s) => settings.only.includes(s.name))
-  const withLogging = settings.only.includes("logging")
   const slot = settings.durationS + settings.warmupMaxS + 20
-  const budgetS = 240 + specs.reduce((n, s) => n + slot * (1 + s.baselines.length), 0) + (withLogging ? 4 * slot : 0)
+  const budgetS = 300 + specs.reduce((n, s) => n + slot * (settings.gatewayLogLevels.length + s.baselines.length), 0)
   const watchdog = setTimeout(() => {
     log(`still running after ${budgetS} s: giving up`)
     void cleanup().finally(() => process.exit(3))
@@ -280,7 +279,9 @@ const main = async () => {
     log(`dropped database ${db.name}`)
   })
   cleanups.push(async () => rmSync(workDir, { recursive: true, force: true }))
-  log(`database ${db.name}; ${settings.connections} connections, ${settings.durationS} s per run`)
+  log(
+    `database ${db.name}; ${settings.connections} connections, ${settings.durationS} s per run; gateway at ${settings.gatewayLogLevels.join(" and ")}`
+  )
   const pgVersion = await (async () => {
     const client = new pg.Client({ connectionString: db.url })
     await client.connect()
@@ -297,13 +298,7 @@ const main = async () => {
 
   const results: Array<WorkloadResult> = []
   for (const spec of specs) results.push(await runWorkload(spec, run))
-  const logging: Array<LoggingResult> = []
-  if (withLogging) {
-    for (const workload of ["health", "append_message"] as const) {
-      logging.push(await runLogging(workload, fixture, results.find((r) => r.workload === workload)?.gateway))
-    }
-  }
-  writeReport(buildReport({ settings, pgVersion, fixture, statements, results, logging }), results, logging)
+  writeReport(buildReport({ settings, pgVersion, fixture, statements, results }), results)
 }
 
 main()

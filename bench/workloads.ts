@@ -32,7 +32,14 @@ export interface Fixture {
   readonly projectId: string
   readonly apiKey: string
   readonly listThreadId: string
+  /** append_message: one thread per connection. */
   readonly appendThreadIds: ReadonlyArray<string>
+  /** append_one_thread: every connection appends to this thread. */
+  readonly sharedThreadId: string
+  /** append_64_threads: round-robin over these (settings.spreadThreads). */
+  readonly spreadThreadIds: ReadonlyArray<string>
+  /** append_one_conn: the one connection's thread. */
+  readonly oneConnThreadId: string
   /** get_thread: round-robin over these threads of WORKSPACE, each with a title and metadata. */
   readonly getThreadIds: ReadonlyArray<string>
   /** run_report: round-robin over these (the seeded background threads). */
@@ -64,12 +71,13 @@ const messageIdOf = (body: string): string | undefined => {
 }
 
 /**
- * Appends spread round-robin over one seeded thread per connection; each
- * names as parent the last message this run created in that thread (null for
- * the first), so the parent lookup of the statement is exercised. A sibling
- * is still a valid child, so concurrent appends to one thread stay correct.
+ * Appends spread round-robin over `threadIds` (one seeded thread per
+ * connection, 64 threads, or one thread for all); each names as parent the
+ * last message this run created in that thread (null for the first), so the
+ * parent lookup of the statement is exercised. A sibling is still a valid
+ * child, so concurrent appends to one thread stay correct.
  */
-const appendLoad = (baseUrl: string, fixture: Fixture): HttpLoad => {
+const appendLoad = (baseUrl: string, fixture: Fixture, threadIds: ReadonlyArray<string>): HttpLoad => {
   const last = new Map<string, string>()
   const threadOf = new WeakMap<object, string>()
   let turn = 0
@@ -78,7 +86,7 @@ const appendLoad = (baseUrl: string, fixture: Fixture): HttpLoad => {
     method: "POST",
     headers: headersFor(fixture, true),
     setupRequest: (request: autocannon.Request, context: object): autocannon.Request => {
-      const threadId = fixture.appendThreadIds[turn++ % fixture.appendThreadIds.length] ?? ""
+      const threadId = threadIds[turn++ % threadIds.length] ?? ""
       threadOf.set(context, threadId)
       return {
         ...request,
@@ -136,7 +144,7 @@ const runReportLoad = (baseUrl: string, fixture: Fixture): HttpLoad => {
   }
 }
 
-export type HttpWorkload = Exclude<WorkloadName, "logging">
+export type HttpWorkload = WorkloadName
 
 /** The requests of one workload against the server at `baseUrl` (a fresh round-robin each call). */
 export const loadFor = (workload: HttpWorkload, baseUrl: string, fixture: Fixture): HttpLoad => {
@@ -153,7 +161,13 @@ export const loadFor = (workload: HttpWorkload, baseUrl: string, fixture: Fixtur
     case "get_thread":
       return getThreadLoad(baseUrl, fixture)
     case "append_message":
-      return appendLoad(baseUrl, fixture)
+      return appendLoad(baseUrl, fixture, fixture.appendThreadIds)
+    case "append_one_thread":
+      return appendLoad(baseUrl, fixture, [fixture.sharedThreadId])
+    case "append_64_threads":
+      return appendLoad(baseUrl, fixture, fixture.spreadThreadIds)
+    case "append_one_conn":
+      return appendLoad(baseUrl, fixture, [fixture.oneConnThreadId])
     case "list_messages":
       return {
         url: `${baseUrl}/v1/threads/${fixture.listThreadId}/messages?limit=200`,
@@ -179,11 +193,18 @@ export interface Spec {
   /** The baseline the target is against first; others are reported beside it. */
   readonly baselines: ReadonlyArray<BaselineName>
   readonly target: number | null
+  /** autocannon connections (and pgbench clients); settings.connections (BENCH_CONNECTIONS) when unset. */
+  readonly connections?: number
+  /** An aim for the gateway's p50 latency, in ms, reported beside the run. */
+  readonly p50AimMs?: number
   /** The pgbench script, when a baseline is "pgbench INSERT". */
   readonly pgbenchScript?: (fixture: Fixture) => string
   /** A GET fetched once from the gateway and once from node:http + pg: the bodies must be equal. */
   readonly sameBody?: (fixture: Fixture) => { readonly path: string; readonly headers: Record<string, string> }
 }
+
+/** The connections a workload is run with. */
+export const connectionsOf = (spec: Pick<Spec, "connections">): number => spec.connections ?? settings.connections
 
 export const SPECS: ReadonlyArray<Spec> = [
   { name: "health", what: "GET /healthz", baselines: ["raw node:http"], target: 0.25 },
@@ -209,6 +230,26 @@ export const SPECS: ReadonlyArray<Spec> = [
     baselines: ["pgbench INSERT", "node:http + pg"],
     target: 0.35,
     pgbenchScript: (fixture) => pgbenchScript(fixture.projectId)
+  },
+  {
+    name: "append_one_thread",
+    what: "POST /v1/threads/{id}/messages, every connection to ONE thread, parent chained",
+    baselines: ["node:http + pg"],
+    target: null
+  },
+  {
+    name: "append_64_threads",
+    what: `POST /v1/threads/{id}/messages, round-robin over ${settings.spreadThreads} threads, parent chained`,
+    baselines: ["node:http + pg"],
+    target: null
+  },
+  {
+    name: "append_one_conn",
+    what: "POST /v1/threads/{id}/messages from ONE connection (one thread), parent chained",
+    baselines: ["node:http + pg"],
+    target: null,
+    connections: 1,
+    p50AimMs: 1.5
   },
   {
     name: "list_messages",

@@ -18,6 +18,8 @@ export const STATEMENT_NAMES = [
   "ThreadsRepo.getJson",
   "ThreadsRepo.exists",
   "MessagesRepo.append",
+  /** MessagesRepo.append's second statement: the id made under the thread's lock (the first one's was stale). */
+  "MessagesRepo.appendIdUnderLock",
   "MessagesRepo.list",
   "RunsRepo.insert",
   "RunsRepo.listJson"
@@ -36,6 +38,12 @@ export const ROUTES = {
   create_thread: ["ThreadsRepo.insert"],
   get_thread: ["ThreadsRepo.getJson"],
   append_message: ["MessagesRepo.append"],
+  /**
+   * When the append's row says its id was stale (another append to the thread
+   * committed a larger one first: appends racing on one thread), the gateway
+   * runs the second statement, which makes the id above the largest under the lock.
+   */
+  append_message_stale: ["MessagesRepo.appendIdUnderLock"],
   list_messages: ["ThreadsRepo.exists", "MessagesRepo.list"],
   run_report: ["RunsRepo.insert"],
   list_runs: ["RunsRepo.listJson"]

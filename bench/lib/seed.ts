@@ -1,6 +1,8 @@
 /**
  * The seed: migrations (a first gateway start), a project, background rows
- * and the threads each workload works on (bench/workloads.ts Fixture).
+ * and the threads each workload works on (bench/workloads.ts Fixture): one
+ * per connection for append_message, one shared by every connection for
+ * append_one_thread, 64 for append_64_threads, one for append_one_conn.
  */
 import { type Fixture, headersFor, type ThreadRef, USER, WORKSPACE } from "../workloads.js"
 import { createPgbenchTables, seedBackground, seedRuns, vacuumAnalyze } from "./db.js"
@@ -66,6 +68,10 @@ export const seed = async (databaseUrl: string): Promise<Fixture> => {
     }
     const appendThreadIds: Array<string> = []
     for (let i = 0; i < settings.connections; i++) appendThreadIds.push(await newThread())
+    const sharedThreadId = await newThread()
+    const spreadThreadIds: Array<string> = []
+    for (let i = 0; i < settings.spreadThreads; i++) spreadThreadIds.push(await newThread())
+    const oneConnThreadId = await newThread()
     // Threads as an app keeps them: a title, an external id and a little metadata.
     const getThreadIds: Array<string> = []
     for (let i = 0; i < settings.getThreads; i++) {
@@ -98,6 +104,9 @@ export const seed = async (databaseUrl: string): Promise<Fixture> => {
       apiKey,
       listThreadId,
       appendThreadIds,
+      sharedThreadId,
+      spreadThreadIds,
+      oneConnThreadId,
       getThreadIds,
       reportThreads,
       runsProject: { projectId: runsProjectId, apiKey: stringField(runsProject, "api_key") }

@@ -3,7 +3,8 @@
  * log. Env: BENCH_DURATION (s, 10), BENCH_CONNECTIONS (32), BENCH_ONLY (comma
  * list of WORKLOADS), BENCH_WARMUP (s, 4; then 2 s rounds until stable, at
  * most BENCH_WARMUP_MAX, 16), BENCH_PROFILE (1: --cpu-prof the gateway),
- * BENCH_LOG_LEVEL (warn: the workloads' gateway at LOG_LEVEL=Warn; default: unset, Info),
+ * BENCH_LOG_LEVEL (both: each workload's gateway at the default logging, LOG_LEVEL unset (Info),
+ * then at LOG_LEVEL=Warn; default or warn: only that one),
  * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres), BENCH_POOL_MAX
  * (10), BENCH_SEED_THREADS (1000), BENCH_SEED_MESSAGES (10 per seeded
  * thread), BENCH_SEED_RUNS (5000, in the project list_runs reads).
@@ -35,18 +36,25 @@ export const WORKLOADS = [
   "create_thread",
   "get_thread",
   "append_message",
+  "append_one_thread",
+  "append_64_threads",
+  "append_one_conn",
   "list_messages",
   "run_report",
-  "list_runs",
-  "logging"
+  "list_runs"
 ] as const
 export type WorkloadName = (typeof WORKLOADS)[number]
 const isWorkload = (name: string): name is WorkloadName => (WORKLOADS as ReadonlyArray<string>).includes(name)
 
-const gatewayLogLevelOf = (raw: string | undefined): "Warn" | "default" => {
-  if (raw === undefined || raw === "" || raw === "warn") return "Warn"
-  if (raw === "default") return "default"
-  throw new Error(`BENCH_LOG_LEVEL must be warn or default, got ${raw}`)
+/** How a gateway under test logs: `default` is LOG_LEVEL unset (Info, one access line a request), as users run it. */
+export type GatewayLogLevel = "default" | "Warn"
+
+/** BENCH_LOG_LEVEL: both (default, then Warn), default or warn. */
+const gatewayLogLevelsOf = (raw: string | undefined): ReadonlyArray<GatewayLogLevel> => {
+  if (raw === undefined || raw === "" || raw === "both") return ["default", "Warn"]
+  if (raw === "default") return ["default"]
+  if (raw === "warn") return ["Warn"]
+  throw new Error(`BENCH_LOG_LEVEL must be both, default or warn, got ${raw}`)
 }
 
 export const settings = (() => {
@@ -55,6 +63,11 @@ export const settings = (() => {
     .map((s) => s.trim())
     .filter((s) => s !== "")
   for (const name of only) {
+    if (name === "logging") {
+      throw new Error(
+        "BENCH_ONLY: the logging workload is now the default and Warn columns of every workload (BENCH_LOG_LEVEL=both)"
+      )
+    }
     if (!isWorkload(name)) throw new Error(`BENCH_ONLY: unknown workload ${name}; known: ${WORKLOADS.join(", ")}`)
   }
   const connections = Math.max(1, intEnv("BENCH_CONNECTIONS", 32))
@@ -66,8 +79,8 @@ export const settings = (() => {
     connections,
     only: only.length === 0 ? [...WORKLOADS] : only.filter(isWorkload),
     profile: process.env.BENCH_PROFILE === "1" || process.env.BENCH_PROFILE === "true",
-    /** The workloads' gateway logging: LOG_LEVEL=Warn (`warn`, the default so far) or as users run it (`default`: Info). */
-    gatewayLogLevel: gatewayLogLevelOf(process.env.BENCH_LOG_LEVEL),
+    /** Each workload's gateway is measured once per level, in this order, against the same baseline runs. */
+    gatewayLogLevels: gatewayLogLevelsOf(process.env.BENCH_LOG_LEVEL),
     pgUrl: process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
     poolMax: Math.max(1, intEnv("BENCH_POOL_MAX", 10)),
     seedThreads: intEnv("BENCH_SEED_THREADS", 1000),
@@ -77,6 +90,8 @@ export const settings = (() => {
     listThreadMessages: 250,
     /** get_thread: round-robin over this many threads of one workspace. */
     getThreads: 16,
+    /** append_64_threads: round-robin over this many threads. */
+    spreadThreads: 64,
     /** pgbench -j: one thread per core, at most one per client. */
     pgbenchThreads: Math.min(availableParallelism(), connections)
   } as const

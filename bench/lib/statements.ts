@@ -16,8 +16,13 @@
  * runs no statement, throws: the capture can never drift silently.
  *
  * Only a method's first statement is captured (the transformer stops the
- * call there). The baseline's requests never reach a second one (RunsRepo.insert
- * looks an idempotency key up only when there is one; the bench sends none).
+ * call there), but for MessagesRepo.appendIdUnderLock: there the first
+ * statement is answered with a row saying its id was stale (another append
+ * to the thread committed a larger one first, as when 32 connections append
+ * to one thread), and the second statement, which makes the id under the
+ * thread's lock, is captured. The baseline's requests reach no other second
+ * statement (RunsRepo.insert looks an idempotency key up only when there is
+ * one; the bench sends none).
  */
 
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -76,13 +81,38 @@ type Repos = ApiKeysRepo | ThreadsRepo | MessagesRepo | RunsRepo
 interface Spec {
   readonly args: Shape
   readonly call: (values: never) => Effect.Effect<unknown, unknown, Repos>
+  /** A SELECT whose row answers the method's first statement, so that its second one is captured. */
+  readonly firstAnswer?: string
 }
 const spec = <S extends Shape>(
   args: S,
-  call: (values: ValueOf<S>) => Effect.Effect<unknown, unknown, Repos>
-): Spec => ({ args, call })
+  call: (values: ValueOf<S>) => Effect.Effect<unknown, unknown, Repos>,
+  firstAnswer?: string
+): Spec => ({ args, call, ...(firstAnswer === undefined ? {} : { firstAnswer }) })
 
 const scope = { projectId: text, workspaceId: text }
+
+/** MessagesRepo.append's arguments as the baseline's appends have them. */
+const appendArgs = {
+  scope,
+  message: {
+    id: text,
+    threadId: text,
+    userId: text,
+    parentId: text,
+    // The baseline's appends name their parents by id and carry no external ids.
+    parentExternalId: fixed(null),
+    externalId: fixed(null),
+    format: text,
+    contentJson: text,
+    searchText: text
+  }
+}
+
+/** The first append statement's row when its id was not above the thread's last (MessagesRepo `AppendRow`). */
+const STALE_APPEND_ROW =
+  "SELECT true AS thread_found, NULL::text AS id, NULL::text AS existing_id, true AS stale, " +
+  "true AS parent_found, NULL::text AS parent_external_id"
 
 /**
  * The repository calls, with the argument shapes the baseline's requests
@@ -106,23 +136,14 @@ const SPECS: { readonly [N in StatementName]: Spec } = {
   "ThreadsRepo.exists": spec({ scope, id: text }, (a) =>
     Effect.flatMap(ThreadsRepo, (repo) => repo.exists(a.scope, a.id))
   ),
-  "MessagesRepo.append": spec(
-    {
-      scope,
-      message: {
-        id: text,
-        threadId: text,
-        userId: text,
-        parentId: text,
-        // The baseline's appends name their parents by id and carry no external ids.
-        parentExternalId: fixed(null),
-        externalId: fixed(null),
-        format: text,
-        contentJson: text,
-        searchText: text
-      }
-    },
-    (a) => Effect.flatMap(MessagesRepo, (repo) => repo.append(a.scope, a.message))
+  "MessagesRepo.append": spec(appendArgs, (a) =>
+    Effect.flatMap(MessagesRepo, (repo) => repo.append(a.scope, a.message))
+  ),
+  // The second statement of the same call, after the first answered that its id was stale.
+  "MessagesRepo.appendIdUnderLock": spec(
+    appendArgs,
+    (a) => Effect.flatMap(MessagesRepo, (repo) => repo.append(a.scope, a.message)),
+    STALE_APPEND_ROW
   ),
   // GET /v1/threads/{id}/messages?limit=N: no format, no cursor.
   "MessagesRepo.list": spec(
@@ -250,14 +271,24 @@ const describe = (value: unknown): string =>
 /** The defect that stops a call once its statement is recorded (it may reach the exit wrapped, e.g. by Effect.fn). */
 const STOP = { _tag: "bench/Stop" } as const
 
-/** Runs one repository call under a transformer that records its first statement and stops it there. */
+/**
+ * Runs one repository call under a transformer that records its first
+ * statement and stops it there; with `firstAnswer`, the first statement is
+ * replaced by that SELECT (run, no side effect) and the second is recorded.
+ */
 const compileOne = (
   name: StatementName,
   runtime: ManagedRuntime.ManagedRuntime<Repos, unknown>,
-  effect: Effect.Effect<unknown, unknown, Repos>
+  effect: Effect.Effect<unknown, unknown, Repos>,
+  firstAnswer: string | undefined
 ): Promise<readonly [string, ReadonlyArray<unknown>]> => {
   const compiled: Array<readonly [string, ReadonlyArray<unknown>]> = []
-  const transformer: Statement.Statement.Transformer = (statement) => {
+  let answered = firstAnswer === undefined
+  const transformer: Statement.Statement.Transformer = (statement, sql) => {
+    if (!answered) {
+      answered = true
+      return Effect.succeed(sql.unsafe(firstAnswer ?? ""))
+    }
     compiled.push(statement.compile())
     return Effect.die(STOP)
   }
@@ -277,11 +308,11 @@ const captureOne = async (
   name: StatementName,
   runtime: ManagedRuntime.ManagedRuntime<Repos, unknown>
 ): Promise<CapturedStatement> => {
-  const { args, call } = SPECS[name]
+  const { args, call, firstAnswer } = SPECS[name]
   const rounds = await Promise.all(
     [1, 2].map(async (round) => {
       const { value, sentinels } = instantiate(args, round)
-      const [sqlText, params] = await compileOne(name, runtime, call(value as never))
+      const [sqlText, params] = await compileOne(name, runtime, call(value as never), firstAnswer)
       return { sqlText, params, sentinels }
     })
   )

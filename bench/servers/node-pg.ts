@@ -46,17 +46,21 @@ const { "ThreadsRepo.insert": insertThread } = bindRoute(captured, "create_threa
 const { "ThreadsRepo.getJson": getThreadRow } = bindRoute(captured, "get_thread", {
   "ThreadsRepo.getJson": [...SCOPE, "id"]
 })
+const APPEND_ARGS = [
+  ...SCOPE,
+  "message.id",
+  "message.threadId",
+  "message.userId",
+  "message.parentId",
+  "message.format",
+  "message.contentJson",
+  "message.searchText"
+]
 const { "MessagesRepo.append": appendMessageRow } = bindRoute(captured, "append_message", {
-  "MessagesRepo.append": [
-    ...SCOPE,
-    "message.id",
-    "message.threadId",
-    "message.userId",
-    "message.parentId",
-    "message.format",
-    "message.contentJson",
-    "message.searchText"
-  ]
+  "MessagesRepo.append": APPEND_ARGS
+})
+const { "MessagesRepo.appendIdUnderLock": appendMessageRowIdUnderLock } = bindRoute(captured, "append_message_stale", {
+  "MessagesRepo.appendIdUnderLock": APPEND_ARGS
 })
 const { "ThreadsRepo.exists": threadExists, "MessagesRepo.list": listMessageRows } = bindRoute(
   captured,
@@ -302,22 +306,30 @@ const appendMessage = async (request: IncomingMessage, response: ServerResponse,
   if (!isObject(body.content)) throw invalid("content must be an object")
   const contentJson = JSON.stringify(body.content)
   if (Buffer.byteLength(contentJson) > CONTENT_MAX_BYTES) throw invalid("content is too large")
-  const { rows } = await pool.query<{ thread_found: boolean; id: string | null }>(
-    captured["MessagesRepo.append"].text,
-    appendMessageRow({
-      "scope.projectId": caller.projectId,
-      "scope.workspaceId": caller.workspaceId,
-      "message.id": `msg_${ulid()}`,
-      "message.threadId": threadId,
-      "message.userId": caller.userId,
-      "message.parentId": parentId,
-      "message.format": format,
-      "message.contentJson": contentJson,
-      // What the gateway indexes for search (src/platform/text/SearchText.ts), made the same way.
-      "message.searchText": indexText(messageText(format, body.content))
-    })
-  )
-  const row = rows[0]
+  const values = {
+    "scope.projectId": caller.projectId,
+    "scope.workspaceId": caller.workspaceId,
+    "message.id": `msg_${ulid()}`,
+    "message.threadId": threadId,
+    "message.userId": caller.userId,
+    "message.parentId": parentId,
+    "message.format": format,
+    "message.contentJson": contentJson,
+    // What the gateway indexes for search (src/platform/text/SearchText.ts), made the same way.
+    "message.searchText": indexText(messageText(format, body.content))
+  }
+  type AppendRow = { thread_found: boolean; id: string | null; stale: boolean | null }
+  const first = await pool.query<AppendRow>(captured["MessagesRepo.append"].text, appendMessageRow(values))
+  let row = first.rows[0]
+  // Another append to the thread committed a larger id first: as MessagesRepo.append, once more with the
+  // statement that makes the id under the thread's lock.
+  if (row?.thread_found && row.id === null && row.stale) {
+    const second = await pool.query<AppendRow>(
+      captured["MessagesRepo.appendIdUnderLock"].text,
+      appendMessageRowIdUnderLock(values)
+    )
+    row = second.rows[0]
+  }
   if (!row?.thread_found) throw new HttpFailure(404, "not_found", "thread not found")
   if (row.id === null) throw invalid("parent_id is not a message of this thread")
   send(response, 201, JSON.stringify({ message_id: row.id }))
@@ -327,6 +339,7 @@ const appendMessage = async (request: IncomingMessage, response: ServerResponse,
 interface MessageRow {
   readonly id: string
   readonly parent_id: string | null
+  readonly external_id: string | null
   readonly height: number
   readonly created_at: string
   readonly updated_at: string
@@ -352,7 +365,8 @@ const listMessages = async (request: IncomingMessage, response: ServerResponse, 
   const parts: Array<string> = []
   for (const row of rows) {
     parts.push(
-      `{"id":${JSON.stringify(row.id)},"parent_id":${JSON.stringify(row.parent_id)},"height":${row.height},` +
+      `{"id":${JSON.stringify(row.id)},"parent_id":${JSON.stringify(row.parent_id)},` +
+        `"external_id":${JSON.stringify(row.external_id)},"height":${row.height},` +
         `"created_at":"${row.created_at}","updated_at":"${row.updated_at}",` +
         `"format":${JSON.stringify(row.format)},"content":${row.content}}`
     )

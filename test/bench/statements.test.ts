@@ -58,6 +58,11 @@ describe("bench: node:http + pg runs the repositories' own statements", () => {
     }
   })
 
+  it("captures the append's second statement (the id made under the thread's lock), not the first again", () => {
+    expect(captured["MessagesRepo.appendIdUnderLock"].text).not.toBe(captured["MessagesRepo.append"].text)
+    expect(captured["MessagesRepo.appendIdUnderLock"].text).toContain("next AS (")
+  })
+
   it.skipIf(!process.env.TEST_DATABASE_URL)(
     "captures the same statements over PostgreSQL (skipped: TEST_DATABASE_URL is not set)",
     async () => {
