@@ -12,7 +12,8 @@
  *    same concurrency, for a common word, a rare word, a phrase and a
  *    Chinese word.
  *
- * Env: BENCH_MCP_DURATION (s, 8), BENCH_MCP_ROUNDS (2), BENCH_MCP_CONNECTIONS (8), BENCH_PG_URL,
+ * Env: BENCH_MCP_DURATION (s, 8), BENCH_MCP_ROUNDS (2), BENCH_MCP_CONNECTIONS (8), BENCH_MCP_WARMUP
+ * (s, 3: the MCP call and its REST read each, unmeasured, before the first round), BENCH_PG_URL,
  * BENCH_PROFILE (1: --cpu-prof the gateway), BENCH_MCP_ONLY (1: the MCP call and its baseline only).
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
@@ -29,6 +30,7 @@ import { median } from "./lib/stats.js"
 const intEnv = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 const DURATION_S = intEnv("BENCH_MCP_DURATION", 8)
 const ROUNDS = intEnv("BENCH_MCP_ROUNDS", 2)
+const WARMUP_S = intEnv("BENCH_MCP_WARMUP", 3)
 const CONNECTIONS = intEnv("BENCH_MCP_CONNECTIONS", 8)
 const THREADS = 1_000
 const MESSAGES_PER_THREAD = 100
@@ -188,11 +190,23 @@ const main = async () => {
     const probed = (await probe.json()) as { result?: { structuredContent?: { threads?: Array<unknown> } } }
     if (probed.result?.structuredContent?.threads?.length !== 20) throw new Error("tools/call list_threads failed")
 
-    const http = async (url: string, method: "GET" | "POST", headers: Record<string, string>, body?: string) =>
+    const http = async (
+      url: string,
+      method: "GET" | "POST",
+      headers: Record<string, string>,
+      body?: string,
+      durationS = DURATION_S
+    ) =>
       runAutocannon(
         { url, method, headers, ...(body === undefined ? {} : { body }) },
-        { connections: CONNECTIONS, durationS: DURATION_S, serverPid: gateway.child.pid }
+        { connections: CONNECTIONS, durationS, serverPid: gateway.child.pid }
       )
+    const mcpHeaders = { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream" }
+    // The first seconds of either are the JIT's: without this the first round's MCP figure was half the next one's.
+    if (WARMUP_S > 0) {
+      await http(`${gateway.baseUrl}/v1/mcp`, "POST", mcpHeaders, mcpCall, WARMUP_S)
+      await http(`${gateway.baseUrl}/v1/projects/threads?limit=20`, "GET", auth, undefined, WARMUP_S)
+    }
     const results: Record<string, { gateway: Array<number>; baseline: Array<number> }> = {}
     const record = (name: string, target: "gateway" | "baseline", rps: number) => {
       const entry = results[name] ?? { gateway: [], baseline: [] }
@@ -201,12 +215,7 @@ const main = async () => {
       log(`${name} ${target}: ${rps}/s`)
     }
     for (let round = 1; round <= ROUNDS; round++) {
-      const mcp = await http(
-        `${gateway.baseUrl}/v1/mcp`,
-        "POST",
-        { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream" },
-        mcpCall
-      )
+      const mcp = await http(`${gateway.baseUrl}/v1/mcp`, "POST", mcpHeaders, mcpCall)
       if (mcp.non2xx > 0) throw new Error(`MCP answered ${mcp.non2xx} non-2xx`)
       record("list_threads", "gateway", mcp.rps)
       const restList = await http(`${gateway.baseUrl}/v1/projects/threads?limit=20`, "GET", auth)

@@ -5,8 +5,9 @@
  * (GET and DELETE are 405: no stream to resume, no session to end), and the
  * SDK's web-standard transport in front of a server made for the caller's
  * project (Server.ts), one per JSON-RPC message: a batch's messages run one
- * at a time (Batch.ts), and params the SDK's schemas refuse are answered
- * -32602 before it sees them (Params.ts). Body caps and the backend-only host are the gateway
+ * at a time (Batch.ts), params the SDK's schemas refuse are answered
+ * -32602 before it sees them (Params.ts), and a plain tools/call is answered
+ * without them, in the bytes they would answer (Direct.ts). Body caps and the backend-only host are the gateway
  * middleware's (protocols/rest/RouteTable.ts); MCP is not rate limited.
  */
 
@@ -16,16 +17,26 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import { MCP_PATH } from "../../schema/Mcp.js"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
 import { bearerOf } from "../rest/Auth.js"
 import { type Answer, answerBatch } from "./Batch.js"
+import { directCall } from "./Direct.js"
 import { jsonRpcError, refusedParams } from "./Params.js"
 import { makeServerFactory } from "./Server.js"
 
 /** A transport-level refusal: a JSON-RPC error (id null) with an HTTP status. */
 const refusal = (status: number, code: number, message: string, headers: Record<string, string>) =>
   HttpServerResponse.unsafeJson(jsonRpcError(null, code, message), { status, headers })
+
+type RequestHeaders = HttpServerRequest.HttpServerRequest["headers"]
+
+/** A header of the request (Effect's headers are lower-case names). */
+const headerOf =
+  (headers: RequestHeaders) =>
+  (name: string): string | undefined =>
+    headers[name]
 
 /** The body as JSON, or undefined when it is not (the SDK answers that: 400, -32700). */
 const parseJson = (body: string): { readonly value: unknown } | undefined => {
@@ -39,7 +50,8 @@ const parseJson = (body: string): { readonly value: unknown } | undefined => {
 export const McpRoutes = Layer.effectDiscard(
   Effect.gen(function* () {
     const keys = yield* ApiKeys
-    const serverFor = yield* makeServerFactory
+    const { serverFor, callTool } = yield* makeServerFactory
+    const runtime = yield* Effect.runtime<never>()
     const router = yield* HttpLayerRouter.HttpRouter
 
     /**
@@ -47,13 +59,14 @@ export const McpRoutes = Layer.effectDiscard(
      * sessionIdGenerator at all, exactOptionalPropertyTypes), or the -32602 of its params;
      * `raw` is a body that is not JSON, for the SDK to refuse.
      */
-    const exchangeFor =
-      (projectId: string, headers: Headers) =>
+    const throughSdk =
+      (projectId: string, requestHeaders: RequestHeaders) =>
       async (message: unknown, raw?: string): Promise<Answer> => {
         const refusal = raw === undefined ? refusedParams(message) : undefined
         if (refusal !== undefined) {
           return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(refusal) }
         }
+        const headers = new Headers(Object.entries(requestHeaders))
         const server = serverFor(projectId)
         const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
         await server.connect(transport)
@@ -103,13 +116,25 @@ export const McpRoutes = Layer.effectDiscard(
         )
       }
       const body = yield* Effect.orDie(request.text)
-      const headers = new Headers(Object.entries(request.headers))
-      const answer = yield* Effect.promise(() => {
-        const exchange = exchangeFor(key.projectId, headers)
-        const parsed = parseJson(body)
-        if (parsed === undefined) return exchange(undefined, body)
-        return Array.isArray(parsed.value) ? answerBatch(parsed.value, exchange) : exchange(parsed.value)
-      })
+      const parsed = parseJson(body)
+      const sdk = throughSdk(key.projectId, request.headers)
+      const header = headerOf(request.headers)
+      let answer: Answer
+      if (parsed === undefined) answer = yield* Effect.promise(() => sdk(undefined, body))
+      else if (Array.isArray(parsed.value)) {
+        const messages = parsed.value
+        answer = yield* Effect.promise(() =>
+          answerBatch(messages, (message) => {
+            const direct = directCall(callTool, key.projectId, header, message)
+            return direct === undefined ? sdk(message) : Runtime.runPromise(runtime)(direct)
+          })
+        )
+      } else {
+        // The common case stays on this fiber: a tools/call the SDK need not see (Direct.ts).
+        const message = parsed.value
+        const direct = directCall(callTool, key.projectId, header, message)
+        answer = direct === undefined ? yield* Effect.promise(() => sdk(message)) : yield* direct
+      }
       return HttpServerResponse.text(answer.body, {
         status: answer.status,
         headers: answer.headers,

@@ -2,7 +2,9 @@
  * The MCP server of one request (stateless Streamable HTTP: a server per
  * request, bound to the caller's project): the tools of Tools.ts, threads as
  * resources (`svc://threads/{thread_id}`, read as a bounded transcript), and
- * instructions that tell an agent where to start.
+ * instructions that tell an agent where to start. A tools/call is `callTool`,
+ * which the SDK's handler runs and which the route runs without the SDK for a
+ * plain tools/call (Direct.ts).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
@@ -18,6 +20,7 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import { Limits } from "../../schema/Limits.js"
@@ -43,6 +46,25 @@ const RESOURCE_NOT_FOUND = -32002
 
 const THREAD_URI = /^svc:\/\/threads\/([^/?#]+)$/
 
+/** A tools/call's params, as the SDK's CallToolRequestSchema gives them. */
+export interface ToolCallParams {
+  readonly name: string
+  readonly arguments?: Readonly<Record<string, unknown>> | undefined
+}
+
+/**
+ * An effect's outcome as the SDK would answer it: its McpError as itself, anything
+ * else (a defect, an interruption) as "internal error", never its own text.
+ */
+const settle = <A>(effect: Effect.Effect<A, McpError>): Effect.Effect<Either.Either<A, McpError>> =>
+  Effect.map(Effect.exit(effect), (exit) => {
+    if (Exit.isSuccess(exit)) return Either.right(exit.value)
+    const failure = Cause.failureOption(exit.cause)
+    return Either.left(
+      failure._tag === "Some" ? failure.value : new McpError(ErrorCode.InternalError, "internal error")
+    )
+  })
+
 export const makeServerFactory = Effect.gen(function* () {
   const tools = yield* makeTools
   const threads = yield* Threads
@@ -51,11 +73,9 @@ export const makeServerFactory = Effect.gen(function* () {
 
   /** Runs an effect for the SDK: its McpError is thrown as itself (the SDK answers it as JSON-RPC). */
   const run = async <A>(effect: Effect.Effect<A, McpError>): Promise<A> => {
-    const exit = await Runtime.runPromiseExit(runtime)(effect)
-    if (Exit.isSuccess(exit)) return exit.value
-    const failure = Cause.failureOption(exit.cause)
-    if (failure._tag === "Some") throw failure.value
-    throw new McpError(ErrorCode.InternalError, "internal error")
+    const settled = await Runtime.runPromise(runtime)(settle(effect))
+    if (Either.isLeft(settled)) throw settled.left
+    return settled.right
   }
 
   const listed = tools.map((tool) => ({
@@ -97,7 +117,34 @@ export const makeServerFactory = Effect.gen(function* () {
       )
     )
 
-  return (projectId: string): Server => {
+  /**
+   * A tools/call, as the SDK's handler answers it (Server below) and as the route answers
+   * it without the SDK (Direct.ts): the result, or the McpError the SDK would answer.
+   */
+  const callTool = (
+    projectId: string,
+    params: ToolCallParams
+  ): Effect.Effect<Either.Either<CallToolResult, McpError>> => {
+    const tool = byName.get(params.name)
+    if (tool === undefined) {
+      return Effect.succeed(
+        Either.left(new McpError(ErrorCode.InvalidParams, `no tool named ${shorten(params.name, ECHO_MAX_CHARS)}`))
+      )
+    }
+    // Suspended: whatever the call throws is a defect, answered "internal error", never its own text.
+    return settle(
+      Effect.map(
+        Effect.suspend(() => tool.call(projectId, params.arguments ?? {})),
+        (result): CallToolResult => ({
+          content: result.content.map((part) => ({ type: "text", text: part.text })),
+          ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+          ...(result.isError === true ? { isError: true } : {})
+        })
+      )
+    )
+  }
+
+  const serverFor = (projectId: string): Server => {
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       instructions: INSTRUCTIONS,
@@ -105,16 +152,9 @@ export const makeServerFactory = Effect.gen(function* () {
     })
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }))
     server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-      const tool = byName.get(request.params.name)
-      if (tool === undefined)
-        throw new McpError(ErrorCode.InvalidParams, `no tool named ${shorten(request.params.name, ECHO_MAX_CHARS)}`)
-      // Suspended: whatever the call throws is a defect, answered "internal error", never its own text.
-      const result = await run(Effect.suspend(() => tool.call(projectId, request.params.arguments ?? {})))
-      return {
-        content: result.content.map((part) => ({ type: "text", text: part.text })),
-        ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
-        ...(result.isError === true ? { isError: true } : {})
-      }
+      const answer = await Runtime.runPromise(runtime)(callTool(projectId, request.params))
+      if (Either.isLeft(answer)) throw answer.left
+      return answer.right
     })
     server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
       resourceTemplates: [
@@ -171,4 +211,5 @@ export const makeServerFactory = Effect.gen(function* () {
     })
     return server
   }
+  return { serverFor, callTool }
 })

@@ -9,7 +9,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { CallToolResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newMessage, newThread } from "../../support/helpers.js"
 import { asUser, call, createProject, stores, type UserClient, useGateway } from "../../support/layers.js"
@@ -261,6 +261,77 @@ describe.each(stores)("MCP endpoint ($name)", (storeUnderTest) => {
     expect(usage.runs).toBe(2)
     // A cursor from another project is refused as input, not followed.
     await expect(client.callTool({ name: "list_threads", arguments: { after: theirs.threadId } })).rejects.toThrow()
+  })
+
+  it("a tools/call answered without the SDK's server is what its transport answers; what it refuses is still refused", async () => {
+    const toolCall = (id: unknown, name: string, args: Record<string, unknown>, extra: object = {}) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: args },
+      ...extra
+    })
+    // The SDK's transport writes {result, jsonrpc, id} with the result its schema parsed, and errors
+    // as {jsonrpc, id, error} with the McpError's "MCP error <code>: " message.
+    for (const [id, name, args] of [
+      [1, "list_threads", { limit: 2 }],
+      ["call-2", "get_thread", { thread_id: mine.threadId, limit: 2 }],
+      [0, "get_thread", { thread_id: theirs.threadId }],
+      [4, "search_threads", { q: "tomato" }]
+    ] as const) {
+      const reply = await rpc(toolCall(id, name, args))
+      expect(reply.status, name).toBe(200)
+      expect(reply.body.result, reply.text.slice(0, 200)).toBeDefined()
+      expect(reply.text, name).toBe(
+        JSON.stringify({ result: CallToolResultSchema.parse(reply.body.result), jsonrpc: "2.0", id })
+      )
+    }
+    const unknown = await rpc(toolCall(5, "no_such_tool", {}))
+    expect(unknown.text).toBe(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 5,
+        error: { code: ErrorCode.InvalidParams, message: "MCP error -32602: no tool named no_such_tool" }
+      })
+    )
+    const invalid = await rpc(toolCall(6, "list_threads", { limit: 0 }))
+    expect(invalid.body.error.code).toBe(ErrorCode.InvalidParams)
+    expect(invalid.body.error.message).toMatch(/^MCP error -32602: invalid arguments: limit/)
+    // Without a protocol version header (2025-03-26), and with a media type parameter.
+    expect((await rpc(toolCall(7, "list_threads", { limit: 1 }), { protocolVersion: null })).body.result).toBeDefined()
+    // What the SDK's transport and server refuse, they still refuse.
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${gateway.current.baseUrl}/v1/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${apiKey}`,
+          ...headers
+        },
+        body: JSON.stringify(body)
+      })
+    const plain = toolCall(8, "list_threads", { limit: 1 })
+    expect((await post(plain, { "content-type": "application/json; charset=utf-8" })).status).toBe(200)
+    expect((await post(plain, { accept: "application/json" })).status).toBe(406)
+    const version = await post(plain, { "mcp-protocol-version": "1999-01-01" })
+    expect(version.status).toBe(400)
+    expect((await version.json()).error.message).toMatch(/Unsupported protocol version/)
+    for (const [shape, body] of [
+      ["a key JSON-RPC does not have", toolCall(9, "list_threads", {}, { extra: true })],
+      ["a fractional id", toolCall(1.5, "list_threads", {})],
+      ["an id past 2^53", toolCall(2 ** 60, "list_threads", {})],
+      ["jsonrpc 1.0", { ...toolCall(10, "list_threads", {}), jsonrpc: "1.0" }]
+    ] as const) {
+      const reply = await post(body)
+      expect(reply.status, shape).toBe(400)
+      expect((await reply.json()).error.code, shape).toBe(-32700)
+    }
+    const task = await rpc({ ...toolCall(11, "list_threads", {}), params: { name: "list_threads", task: { ttl: 1 } } })
+    expect(task.body.error.code).toBe(ErrorCode.InternalError)
+    expect(task.body.error.message).toMatch(/task/)
+    // A tools/call without an id is a notification: nothing to answer.
+    expect((await post({ jsonrpc: "2.0", method: "tools/call", params: { name: "list_threads" } })).status).toBe(202)
   })
 
   it("invalid input is a JSON-RPC invalid-params error naming the field, for every tool", async () => {
