@@ -43,11 +43,12 @@ const stopped = Effect.suspend(() =>
  * rest written when the process exits and after each line at Error or above.
  */
 const sink = bufferedSink()
+const sinkLayer = Layer.succeed(LogSinkRef, sink)
 /** LOG_FORMAT or LOG_LEVEL itself is wrong: JSON lines, so that AllSettings can say which. */
 const fallbackLogging = Logger.replace(Logger.defaultLogger, loggersFor(sink).json)
 const Logging = LoggingLive.pipe(
   Layer.orElse(() => fallbackLogging),
-  Layer.provide(Layer.succeed(LogSinkRef, sink))
+  Layer.provide(sinkLayer)
 )
 
 /**
@@ -61,7 +62,7 @@ const topicWorker = Layer.succeed(TopicWorkerPath, path.join(import.meta.dirname
 const program = Effect.gen(function* () {
   yield* AllSettings
   yield* Effect.addFinalizer(() => stopped)
-  yield* Layer.launch(GatewayLive.pipe(Layer.provide([Logging, dashboard, topicWorker])))
+  yield* Layer.launch(GatewayLive.pipe(Layer.provide([Logging, sinkLayer, dashboard, topicWorker])))
 }).pipe(
   Effect.scoped,
   Effect.tapErrorCause((cause) =>

@@ -45,7 +45,8 @@ const ours = (logLines: boolean, line: InfoLine | null = null) =>
     line,
     metrics: makeMetrics({
       usageBacklog: () => ({ pending: 0, lagMs: 0, lastFlushedAt: undefined }),
-      pool: Option.none()
+      pool: Option.none(),
+      logLinesDropped: () => 0
     })
   })
 

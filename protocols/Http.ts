@@ -13,6 +13,7 @@ import { Api } from "../schema/Api.js"
 import { AppConfig } from "../src/platform/Config.js"
 import { DatabasePool } from "../src/platform/db/DatabasePool.js"
 import { InfoLineRef, LogLevelConfig } from "../src/platform/telemetry/Logging.js"
+import { LogSinkRef } from "../src/platform/telemetry/LogSink.js"
 import { Usage } from "../src/usage/Usage.js"
 import { accessLog } from "./AccessLog.js"
 import { BlobRoutes } from "./Blobs.js"
@@ -120,7 +121,10 @@ export const HttpLive = Layer.unwrapEffect(
     const maxBodyBytes = yield* AppConfig.maxBodyBytes
     const usage = yield* Usage
     const pool = yield* DatabasePool
-    const metrics = metricsConfig.enabled ? makeMetrics({ usageBacklog: usage.backlog, pool: pool.stats }) : undefined
+    const sink = yield* LogSinkRef
+    const metrics = metricsConfig.enabled
+      ? makeMetrics({ usageBacklog: usage.backlog, pool: pool.stats, logLinesDropped: sink.dropped })
+      : undefined
     // One route table: the gateway middleware's rules and the access log's route labels.
     const table = makeRouteTable(maxBodyBytes)
     const routes =

@@ -49,6 +49,8 @@ export interface MetricSources {
   readonly usageBacklog: () => UsageBacklog
   /** The PostgreSQL pool's figures; none for the embedded store (one in-process connection, no pool). */
   readonly pool: Option.Option<() => PoolStats>
+  /** Log lines dropped since the start because stdout did not keep up (src/platform/telemetry/LogSink.ts). */
+  readonly logLinesDropped: () => number
 }
 
 export interface GatewayMetrics {
@@ -95,6 +97,14 @@ export const makeMetrics = (sources: MetricSources): GatewayMetrics => {
     collect() {
       const at = sources.usageBacklog().lastFlushedAt
       if (at !== undefined) this.set({ job: "usage_flush" }, at / 1000)
+    }
+  })
+  new Gauge({
+    name: "svc_log_lines_dropped",
+    help: "Log lines dropped since the start because stdout's reader did not keep up (16 MiB held at most)",
+    registers: [registry],
+    collect() {
+      this.set(sources.logLinesDropped())
     }
   })
   if (Option.isSome(sources.pool)) {

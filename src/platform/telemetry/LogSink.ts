@@ -22,12 +22,15 @@ export interface LogSink {
   readonly write: (line: string) => void
   /** Writes what is buffered now, synchronously (before a crash-worthy line's process may die). */
   readonly flush: () => void
+  /** Lines dropped since the start because the buffer was full (the metric svc_log_lines_dropped). */
+  readonly dropped: () => number
 }
 
 /** One `console.log` a line: synchronous, nothing buffered (what tests capture by spying on the console). */
 export const consoleSink: LogSink = {
   write: (line) => console.log(line),
-  flush: () => {}
+  flush: () => {},
+  dropped: () => 0
 }
 
 /** The sink the loggers of `LoggingLive` write to (src/platform/telemetry/Logging.ts). */
@@ -47,11 +50,6 @@ export interface BufferedOptions {
   readonly maxBytes?: number
 }
 
-export interface BufferedSink extends LogSink {
-  /** Lines dropped since the start because the buffer was full. */
-  readonly dropped: () => number
-}
-
 /**
  * Lines to a file descriptor (stdout by default) through sonic-boom's
  * asynchronous buffer: written when 4 KiB have gathered, at the latest every
@@ -61,7 +59,7 @@ export interface BufferedSink extends LogSink {
  * that stops reading (a closed pipe: EPIPE) ends the writing; the gateway
  * goes on serving.
  */
-export const bufferedSink = (fd = 1, options: BufferedOptions = {}): BufferedSink => {
+export const bufferedSink = (fd = 1, options: BufferedOptions = {}): LogSink => {
   const boom = new sonicBoom.SonicBoom({
     fd,
     sync: false,

@@ -73,6 +73,7 @@ for (const storeUnderTest of stores) {
       expect(sample(samples, "nodejs_eventloop_lag_seconds", {})).toBeDefined()
       expect(sample(samples, "svc_background_lag_seconds", { job: "usage_flush" })?.value).toBeGreaterThanOrEqual(0)
       expect(sample(samples, "svc_background_pending_items", { job: "usage_flush" })).toBeDefined()
+      expect(sample(samples, "svc_log_lines_dropped", {})?.value).toBe(0)
       const pool = sample(samples, "svc_db_pool_max_connections", {})
       if (storeUnderTest.name === "postgres") {
         expect(pool?.value).toBe(5)

@@ -41,7 +41,7 @@ describe("the access line written straight to the sink (infoLineFor)", () => {
   /** The line Effect.log writes through the same format and sink, and the direct one, for the same fields. */
   const both = (format: "json" | "logfmt") => {
     const lines: Array<string> = []
-    const sink = { write: (line: string) => lines.push(line), flush: () => {} }
+    const sink = { write: (line: string) => void lines.push(line), flush: () => {}, dropped: () => 0 }
     const annotations = [
       ["request_id", "req-1"],
       ["http.method", "GET"],
