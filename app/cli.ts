@@ -16,6 +16,7 @@ import { runCli } from "../protocols/cli/Cli.js"
 import { ExitCode, storeUnavailable } from "../protocols/cli/Failure.js"
 import { environment } from "../src/platform/Config.js"
 import * as Database from "../src/platform/db/Database.js"
+import { PgliteImagePath } from "../src/platform/db/PgliteImage.js"
 import { TopicWorkerPath } from "../src/topics/TopicCompute.js"
 import { cliServices } from "./cliServices.js"
 
@@ -26,6 +27,8 @@ runCli(cliServices(store))(process.argv).pipe(
   Effect.provide(NodeContext.layer),
   // The topics job's worker, built beside this module (scripts/build.mjs).
   Effect.provideService(TopicWorkerPath, path.join(import.meta.dirname, "..", "dist", "topics-worker.js")),
+  // The embedded store's prepared image: a command on an empty DATA_DIR starts from it as the gateway does.
+  Effect.provideService(PgliteImagePath, path.join(import.meta.dirname, "..", "dist", "pgdata.tar.gz")),
   Effect.withConfigProvider(environment()),
   Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)),
   NodeRuntime.runMain({

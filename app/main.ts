@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import { DashboardDir } from "../protocols/dashboard/Assets.js"
 import { environment } from "../src/platform/Config.js"
+import { PgliteImagePath } from "../src/platform/db/PgliteImage.js"
 import { LoggingLive, loggersFor } from "../src/platform/telemetry/Logging.js"
 import { bufferedSink, LogSinkRef } from "../src/platform/telemetry/LogSink.js"
 import { TopicWorkerPath } from "../src/topics/TopicCompute.js"
@@ -58,11 +59,13 @@ const Logging = LoggingLive.pipe(
 const dashboard = Layer.succeed(DashboardDir, path.join(import.meta.dirname, "..", "dist", "dashboard"))
 /** The topics job's worker, built beside it (scripts/build.mjs). */
 const topicWorker = Layer.succeed(TopicWorkerPath, path.join(import.meta.dirname, "..", "dist", "topics-worker.js"))
+/** The embedded store's prepared image, built beside it (a first start on an empty DATA_DIR unpacks it). */
+const pgliteImage = Layer.succeed(PgliteImagePath, path.join(import.meta.dirname, "..", "dist", "pgdata.tar.gz"))
 
 const program = Effect.gen(function* () {
   yield* AllSettings
   yield* Effect.addFinalizer(() => stopped)
-  yield* Layer.launch(GatewayLive.pipe(Layer.provide([Logging, sinkLayer, dashboard, topicWorker])))
+  yield* Layer.launch(GatewayLive.pipe(Layer.provide([Logging, sinkLayer, dashboard, topicWorker, pgliteImage])))
 }).pipe(
   Effect.scoped,
   Effect.tapErrorCause((cause) =>

@@ -5,10 +5,13 @@
  * embedded store and on PostgreSQL, alternating A B A B in one run; prints
  * medians and the ratios compiled/tsx.
  *
- * - start: from spawn to the "Listening on" line (an existing store: its
- *   first-start work, initdb and migrations, is done in a warm-up run);
- * - rss: the resident memory of the whole process tree (tsx runs the gateway
- *   in a child of its own), after 200 requests.
+ * - first start: on an empty store (a new DATA_DIR; a new PostgreSQL
+ *   database), each run its own;
+ * - later start: on the store a warm-up run made;
+ * - start: from spawn to `/readyz` answering 200;
+ * - peak: the highest resident memory of the whole process tree (tsx runs
+ *   the gateway in a child of its own), sampled every 5 ms from spawn until
+ *   200 requests after ready; rss: the same after those requests.
  *
  * BENCH_STARTUP_RUNS (default 5) runs per variant and store;
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
@@ -66,6 +69,10 @@ const once = async (variant: Variant, env: Record<string, string>) => {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...env }
   })
+  let peak = 0
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, treeRss(child.pid))
+  }, 5)
   try {
     // At warn, the "Listening" line is not logged: readiness is polled instead.
     let ready = false
@@ -79,8 +86,10 @@ const once = async (variant: Variant, env: Record<string, string>) => {
     }
     const startMs = performance.now() - started
     for (let i = 0; i < 200; i++) await (await fetch(`http://127.0.0.1:${port}/v1/openapi.json`)).arrayBuffer()
-    return { startMs, rss: treeRss(child.pid) }
+    const rss = treeRss(child.pid)
+    return { startMs, rss, peak: Math.max(peak, rss) }
   } finally {
+    clearInterval(sampler)
     await child.stop(10_000)
   }
 }
@@ -90,37 +99,54 @@ const median = (values: ReadonlyArray<number>) => {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
 }
 
+type Figures = Record<Variant, Array<{ startMs: number; rss: number; peak: number }>>
+
+const row = (store: string, figures: Figures) => {
+  const pick = (variant: Variant, key: "startMs" | "rss" | "peak") => median(figures[variant].map((f) => f[key]))
+  const mib = (bytes: number) => Math.round(bytes / 2 ** 20)
+  return {
+    store,
+    "compiled start ms": Math.round(pick("compiled", "startMs")),
+    "tsx start ms": Math.round(pick("tsx", "startMs")),
+    "start ratio": Number((pick("compiled", "startMs") / pick("tsx", "startMs")).toFixed(2)),
+    "compiled peak MiB": mib(pick("compiled", "peak")),
+    "tsx peak MiB": mib(pick("tsx", "peak")),
+    "compiled RSS MiB": mib(pick("compiled", "rss")),
+    "tsx RSS MiB": mib(pick("tsx", "rss")),
+    "RSS ratio": Number((pick("compiled", "rss") / pick("tsx", "rss")).toFixed(2))
+  }
+}
+
 const main = async () => {
   execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs")], { stdio: "inherit" })
-  const dataDir = mkdtempSync(join(tmpdir(), "svc-bench-startup-"))
-  const database = await createDatabase(BASE_URL)
-  const stores: Record<string, Record<string, string>> = {
-    embedded: { DATA_DIR: dataDir },
-    postgres: { DATABASE_URL: database.url }
+  const scratch = mkdtempSync(join(tmpdir(), "svc-bench-startup-"))
+  const databases: Array<{ drop: () => Promise<void> }> = []
+  const fresh = {
+    embedded: async () => ({ DATA_DIR: mkdtempSync(join(scratch, "data-")) }),
+    postgres: async () => {
+      const database = await createDatabase(BASE_URL)
+      databases.push(database)
+      return { DATABASE_URL: database.url }
+    }
   }
   const rows: Array<Record<string, string | number>> = []
   try {
-    for (const [store, env] of Object.entries(stores)) {
-      await once("compiled", env) // warm-up: the store's first start (initdb, migrations), the page cache
-      const figures: Record<Variant, Array<{ startMs: number; rss: number }>> = { compiled: [], tsx: [] }
+    for (const [store, make] of Object.entries(fresh)) {
+      const first: Figures = { compiled: [], tsx: [] }
+      const later: Figures = { compiled: [], tsx: [] }
+      const env = await make()
+      await once("compiled", env) // warm-up: the later starts' store, the page cache
       for (let run = 0; run < RUNS; run++) {
-        for (const variant of ["compiled", "tsx"] as const) figures[variant].push(await once(variant, env))
+        for (const variant of ["compiled", "tsx"] as const) {
+          first[variant].push(await once(variant, await make()))
+          later[variant].push(await once(variant, env))
+        }
       }
-      const start = (variant: Variant) => median(figures[variant].map((f) => f.startMs))
-      const rss = (variant: Variant) => median(figures[variant].map((f) => f.rss)) / 2 ** 20
-      rows.push({
-        store,
-        "compiled start ms": Math.round(start("compiled")),
-        "tsx start ms": Math.round(start("tsx")),
-        "start ratio": Number((start("compiled") / start("tsx")).toFixed(2)),
-        "compiled RSS MiB": Math.round(rss("compiled")),
-        "tsx RSS MiB": Math.round(rss("tsx")),
-        "RSS ratio": Number((rss("compiled") / rss("tsx")).toFixed(2))
-      })
+      rows.push(row(`${store}, first start`, first), row(`${store}, later start`, later))
     }
   } finally {
-    await database.drop()
-    rmSync(dataDir, { recursive: true, force: true })
+    for (const database of databases) await database.drop()
+    rmSync(scratch, { recursive: true, force: true })
   }
   console.table(rows)
   console.log(JSON.stringify({ runs: RUNS, rows }))

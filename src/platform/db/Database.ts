@@ -13,6 +13,7 @@ import { StartupError } from "../StartupError.js"
 import { DatabasePool, type PoolStats } from "./DatabasePool.js"
 import { holdDataDirLock } from "./DataDirLock.js"
 import { migrate } from "./Migrations.js"
+import { PgliteImagePath } from "./PgliteImage.js"
 import { describeStoreFailure, isUnreachable } from "./StoreErrors.js"
 
 export type StoreKind =
@@ -115,7 +116,7 @@ const client = (store: StoreKind, poolMax: number): Layer.Layer<SqlClient.SqlCli
         Effect.gen(function* () {
           const Pglite = yield* Effect.promise(() => import("./Pglite.js"))
           if (store.dataDir !== undefined) yield* holdDataDirLock(store.dataDir)
-          return Pglite.layer(store.dataDir)
+          return Pglite.layer(store.dataDir, yield* PgliteImagePath)
         })
       )
 
