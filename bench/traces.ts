@@ -12,7 +12,8 @@
  * Env: BENCH_TRACES_DURATION (s, 10), BENCH_TRACES_ROUNDS (2),
  * BENCH_TRACES_CONNECTIONS (8), BENCH_PG_URL, BENCH_POOL_MAX (10), BENCH_PROFILE (1:
  * --cpu-prof the gateway), BENCH_TRACES_PLAIN (1: attribute names no convention
- * knows, so no runs are made: the storage alone).
+ * knows, so no runs are made: the storage alone), BENCH_LOG_LEVEL (warn: the
+ * gateway at LOG_LEVEL=Warn; by default it runs without LOG_LEVEL, as users run it).
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -167,7 +168,9 @@ const main = async () => {
   const db = await createDatabase(settings.pgUrl)
   log(`database ${db.name}`)
   try {
-    const gateway = await startGateway(db.url, { label: "traces", logLevel: "default", profile: settings.profile })
+    // As users run it (no LOG_LEVEL: Info, an access line per request) unless BENCH_LOG_LEVEL=warn.
+    const logLevel = process.env.BENCH_LOG_LEVEL === "warn" ? "Warn" : "default"
+    const gateway = await startGateway(db.url, { label: "traces", logLevel, profile: settings.profile })
     const created = await fetch(`${gateway.baseUrl}/v1/admin/projects`, {
       method: "POST",
       headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
@@ -272,7 +275,11 @@ const main = async () => {
     const file = join(RESULTS, `traces-${runId}.json`)
     writeFileSync(
       file,
-      JSON.stringify({ runId, connections: CONNECTIONS, durationS: DURATION_S, summary, runs }, null, 1)
+      JSON.stringify(
+        { runId, connections: CONNECTIONS, durationS: DURATION_S, gatewayLogLevel: logLevel, summary, runs },
+        null,
+        1
+      )
     )
     log(`results in ${file}`)
     await baseline.child.stop()

@@ -11,7 +11,7 @@ import { Usage } from "../usage/Usage.js"
 import { Outbox } from "../webhooks/Outbox.js"
 import { RunsRepo } from "./RunsRepo.js"
 
-export type { DerivedRunRow } from "./RunsRepo.js"
+export { type DerivedRunRow, type DerivedRunWritten, upsertDerivedSql } from "./RunsRepo.js"
 
 /**
  * The run's tool calls, counted once each by `tool_call_id` across the

@@ -71,6 +71,34 @@ const DERIVED_COLUMNS = `id text, trace_id text, span_id text, thread_id text, w
   cached_input_tokens bigint, duration_ms bigint, first_token_ms bigint, total_steps integer, tool_call_count integer,
   error text, detail jsonb`
 
+/** A derived run as its upsert answers it: `created` when made now, not taken from an earlier export. */
+export interface DerivedRunWritten {
+  readonly id: string
+  readonly trace_id: string
+  readonly span_id: string
+  readonly created: boolean
+}
+
+/**
+ * The upsert of derived runs (`runs`: a JSON array of DerivedRunRow), one
+ * run per span, made once; a run made before takes the new tool calls, steps
+ * and detail. With `spansIn` (the name of a CTE of `trace_id, span_id` in the
+ * same statement), only the runs of those spans: the trace receiver writes
+ * spans, traces and runs in one statement (src/traces/SpansRepo.ts).
+ */
+export const upsertDerivedSql = (sql: SqlClient.SqlClient, projectId: string, runs: string, spansIn?: "inserted") =>
+  sql<DerivedRunWritten>`INSERT INTO runs (project_id, id, trace_id, span_id, thread_id, workspace_id, user_id, status, model_id,
+      provider, input_tokens, output_tokens, reasoning_tokens, cached_input_tokens, duration_ms, first_token_ms,
+      total_steps, tool_call_count, error, detail)
+    SELECT ${projectId}, r.id, r.trace_id, r.span_id, r.thread_id, r.workspace_id, r.user_id, r.status, r.model_id,
+      r.provider, r.input_tokens, r.output_tokens, r.reasoning_tokens, r.cached_input_tokens, r.duration_ms,
+      r.first_token_ms, r.total_steps, r.tool_call_count, r.error, r.detail
+    FROM jsonb_to_recordset(${runs}::jsonb) AS r(${sql.literal(DERIVED_COLUMNS)})
+    ${sql.literal(spansIn === undefined ? "" : `WHERE (r.trace_id, r.span_id) IN (SELECT trace_id, span_id FROM ${spansIn})`)}
+    ON CONFLICT (project_id, trace_id, span_id) WHERE span_id IS NOT NULL DO UPDATE SET
+      total_steps = excluded.total_steps, tool_call_count = excluded.tool_call_count, detail = excluded.detail
+    RETURNING id, trace_id, span_id, (xmax = 0) AS created`
+
 /** What an insert did; RowNotFound (the thread) is a failure. */
 export type InsertOutcome =
   | { readonly _tag: "Created"; readonly id: string }
@@ -211,17 +239,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("svc/RunsRepo", {
      * (its tool spans may come in later exports). Answers the runs made now.
      */
     const upsertDerived = (projectId: string, runs: ReadonlyArray<DerivedRunRow>) =>
-      sql<{ id: string; trace_id: string; span_id: string; created: boolean }>`
-        INSERT INTO runs (project_id, id, trace_id, span_id, thread_id, workspace_id, user_id, status, model_id,
-          provider, input_tokens, output_tokens, reasoning_tokens, cached_input_tokens, duration_ms, first_token_ms,
-          total_steps, tool_call_count, error, detail)
-        SELECT ${projectId}, r.id, r.trace_id, r.span_id, r.thread_id, r.workspace_id, r.user_id, r.status, r.model_id,
-          r.provider, r.input_tokens, r.output_tokens, r.reasoning_tokens, r.cached_input_tokens, r.duration_ms,
-          r.first_token_ms, r.total_steps, r.tool_call_count, r.error, r.detail
-        FROM jsonb_to_recordset(${JSON.stringify(runs)}::jsonb) AS r(${sql.literal(DERIVED_COLUMNS)})
-        ON CONFLICT (project_id, trace_id, span_id) WHERE span_id IS NOT NULL DO UPDATE SET
-          total_steps = excluded.total_steps, tool_call_count = excluded.tool_call_count, detail = excluded.detail
-        RETURNING id, trace_id, span_id, (xmax = 0) AS created`.pipe(
+      upsertDerivedSql(sql, projectId, JSON.stringify(runs)).pipe(
         Effect.map((rows) => rows.filter((row) => row.created))
       )
 

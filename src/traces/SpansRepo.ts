@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import type { SpanConvention, SpanRole } from "../../schema/Trace.js"
 import { inTransaction } from "../platform/db/SqlErrors.js"
 import { fn } from "../platform/telemetry/Traced.js"
+import { type DerivedRunRow, type DerivedRunWritten, upsertDerivedSql } from "../runs/Runs.js"
 import type { Attributes, SpanInput } from "./SpanModel.js"
 
 /** A span as written: the input plus what the gateway read in it, and its resource row. */
@@ -41,6 +42,24 @@ export interface StoreOutcome {
   readonly earlier: ReadonlyArray<string>
 }
 
+/** What the statement for traces new to the store did (storeNew). */
+export interface NewTracesOutcome {
+  /** The traces it made, with their spans and runs; the export's other traces held spans, or were being written. */
+  readonly made: ReadonlyArray<string>
+  /** Spans it stored: those of the traces made, up to the cap each. */
+  readonly stored: number
+  /** The runs it made now. */
+  readonly created: ReadonlyArray<DerivedRunWritten>
+}
+
+/** Whether storeNew takes these spans in one statement (else `store`, in chunks). */
+export const fitsOneStatement = (rows: ReadonlyArray<SpanRow>): boolean => {
+  if (rows.length > CHUNK_SPANS) return false
+  let bytes = 0
+  for (const row of rows) bytes += row.bytes
+  return bytes <= CHUNK_BYTES
+}
+
 /** A span read back with what the run mapping needs. */
 export interface StoredSpan {
   readonly span: SpanInput
@@ -51,6 +70,20 @@ export interface StoredSpan {
 const COLUMNS = `trace_id text, span_id text, parent_span_id text, trace_state text, name text, kind smallint,
   start_ns bigint, end_ns bigint, status_code smallint, status_message text, service_name text, attributes jsonb,
   events jsonb, links jsonb, resource_id text, convention text, role text`
+
+/**
+ * Each trace's figures among the spans of `source` (a CTE of span rows): how
+ * many, how many errors, its first start and last end, and the names and
+ * services of its root span (if among them) and of its earliest span.
+ */
+const traceFigures = (source: "inserted" | "kept") => `SELECT trace_id, count(*)::integer AS added,
+            count(*) FILTER (WHERE status_code = 2)::integer AS errors,
+            min(start_ns) AS first_start, max(end_ns) AS last_end,
+            (array_agg(name ORDER BY start_ns) FILTER (WHERE parent_span_id IS NULL))[1] AS root_name,
+            (array_agg(service_name ORDER BY start_ns) FILTER (WHERE parent_span_id IS NULL))[1] AS root_service,
+            (array_agg(name ORDER BY start_ns))[1] AS first_name,
+            (array_agg(service_name ORDER BY start_ns))[1] AS first_service
+          FROM ${source} GROUP BY trace_id`
 
 /** A stored span as read back: the input's fields, its times under their column names. */
 type SpanRecord = Omit<SpanInput, "start_time_unix_nano" | "end_time_unix_nano"> & {
@@ -171,14 +204,7 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
           WHERE r.id IN (SELECT resource_id FROM inserted)
           ON CONFLICT DO NOTHING
         ), counted AS (
-          SELECT trace_id, count(*)::integer AS added,
-            count(*) FILTER (WHERE status_code = 2)::integer AS errors,
-            min(start_ns) AS first_start, max(end_ns) AS last_end,
-            (array_agg(name ORDER BY start_ns) FILTER (WHERE parent_span_id IS NULL))[1] AS root_name,
-            (array_agg(service_name ORDER BY start_ns) FILTER (WHERE parent_span_id IS NULL))[1] AS root_service,
-            (array_agg(name ORDER BY start_ns))[1] AS first_name,
-            (array_agg(service_name ORDER BY start_ns))[1] AS first_service
-          FROM inserted GROUP BY trace_id
+          ${sql.literal(traceFigures("inserted"))}
         ), updated AS (
           -- The name and service are the root span's once it has come, else the earliest span's.
           UPDATE traces t SET
@@ -203,6 +229,72 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
         SELECT (SELECT count(*) FROM fresh)::integer AS fresh,
           COALESCE((SELECT json_agg(json_build_object('trace_id', trace_id, 'span_id', span_id)) FROM inserted),
             '[]')::text AS stored`
+
+    /**
+     * The export's traces that the store holds no row of, in one statement
+     * (no transaction: a statement is one unit): each trace's row as its
+     * first `cap` spans make it, those spans, the resources they name, and
+     * the runs of `runs` whose span is among them. A trace that has a row,
+     * or whose row another export is making (the insert waits for that one,
+     * then yields), is left out: `store`, under the trace's lock, takes its
+     * spans. The rows a trace is made of are known
+     * before it is written (no span of it is stored), so its row is
+     * inserted once, as it ends up, not made and then updated.
+     */
+    const storeNew = (
+      projectId: string,
+      rows: ReadonlyArray<SpanRow>,
+      resources: ReadonlyArray<ResourceRow>,
+      runs: ReadonlyArray<DerivedRunRow>,
+      cap: number
+    ) =>
+      Effect.map(
+        sql<{ made: string; stored: number; created: string }>`
+        WITH input AS (
+          SELECT s.*, row_number() OVER (PARTITION BY s.trace_id ORDER BY s.ord) AS n
+          FROM jsonb_to_recordset(${JSON.stringify(rows.map(toRecord))}::jsonb) AS s(ord integer, ${sql.literal(COLUMNS)})
+        ), kept AS (
+          SELECT * FROM input WHERE n <= ${cap}
+        ), counted AS (
+          ${sql.literal(traceFigures("kept"))}
+        ), made AS (
+          -- The name and service are the root span's when it is among them, else the earliest span's.
+          INSERT INTO traces (project_id, trace_id, name, has_root, service_name, start_ns, end_ns, span_count, error_count)
+          SELECT ${projectId}, c.trace_id, COALESCE(c.root_name, c.first_name), c.root_name IS NOT NULL,
+            CASE WHEN c.root_name IS NOT NULL THEN c.root_service ELSE c.first_service END,
+            c.first_start, c.last_end, c.added, c.errors
+          FROM counted c ORDER BY c.trace_id
+          -- A trace with a row (stored before, or being made by another export, whose end this waits for) is left out.
+          ON CONFLICT DO NOTHING
+          RETURNING trace_id
+        ), inserted AS (
+          INSERT INTO spans (project_id, trace_id, span_id, parent_span_id, trace_state, name, kind, start_ns, end_ns,
+            status_code, status_message, service_name, attributes, events, links, resource_id, convention, role)
+          SELECT ${projectId}, k.trace_id, k.span_id, k.parent_span_id, k.trace_state, k.name, k.kind, k.start_ns,
+            k.end_ns, k.status_code, k.status_message, k.service_name, k.attributes, k.events, k.links, k.resource_id,
+            k.convention, k.role
+          FROM kept k WHERE k.trace_id IN (SELECT trace_id FROM made)
+          ON CONFLICT DO NOTHING
+          RETURNING trace_id, span_id, resource_id
+        ), resources_in AS (
+          INSERT INTO span_resources (project_id, id, resource, scope)
+          SELECT ${projectId}, r.id, r.resource, r.scope
+          FROM jsonb_to_recordset(${JSON.stringify(resources)}::jsonb) AS r(id text, resource jsonb, scope jsonb)
+          WHERE r.id IN (SELECT resource_id FROM inserted)
+          ON CONFLICT DO NOTHING
+        ), runs_in AS (
+          ${upsertDerivedSql(sql, projectId, JSON.stringify(runs), "inserted")}
+        )
+        SELECT COALESCE((SELECT json_agg(trace_id) FROM made), '[]')::text AS made,
+          (SELECT count(*) FROM inserted)::integer AS stored,
+          COALESCE((SELECT json_agg(json_build_object('id', id, 'trace_id', trace_id, 'span_id', span_id, 'created', true))
+            FROM runs_in WHERE created), '[]')::text AS created`,
+        ([outcome]): NewTracesOutcome => ({
+          made: JSON.parse(outcome?.made ?? "[]") as NewTracesOutcome["made"],
+          stored: outcome?.stored ?? 0,
+          created: JSON.parse(outcome?.created ?? "[]") as NewTracesOutcome["created"]
+        })
+      )
 
     /** The spans of these traces that play a part in a run (model calls, their steps, tool calls). */
     const runParts = (projectId: string, traceIds: ReadonlyArray<string>) =>
@@ -243,6 +335,7 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
 
     return {
       store: fn("SpansRepo.store")(store, Effect.orDie),
+      storeNew: fn("SpansRepo.storeNew")(storeNew, Effect.orDie),
       /** Runs `effect` in one transaction (an export's spans and the runs made of them); the store's failures are defects. */
       transaction: inTransaction(sql),
       runParts: fn("SpansRepo.runParts")(runParts, Effect.orDie)

@@ -63,21 +63,19 @@ export class TraceRuns extends Effect.Service<TraceRuns>()("svc/TraceRuns", {
     const outbox = yield* Outbox
 
     /**
-     * Makes or completes the runs that the spans just stored call for: a new
+     * The runs that the spans just stored call for, as rows to write: a new
      * model call makes one; a new tool or step span completes the model call
-     * it belongs to. Runs in the transaction that stores the spans (src/traces/Traces.ts):
-     * spans and their runs commit together, or neither does. Answers how many
-     * runs were made, and how to count them in usage once that has committed
-     * (usage is buffered in memory, and must not count runs that rolled back).
+     * it belongs to. `earlier`: the traces that held spans before, whose
+     * stored parts are read (only they can have parts elsewhere).
      */
-    const derive = fn("TraceRuns.derive")(function* (
+    const plan = fn("TraceRuns.plan")(function* (
       projectId: string,
       stored: ReadonlyArray<NewPart>,
       earlier: ReadonlyArray<string>
     ) {
-      if (stored.length === 0) return NONE
+      if (stored.length === 0) return []
       const key = (span: SpanInput) => `${span.trace_id}/${span.span_id}`
-      const isNew = new Set(stored.map((part) => key(part.span)))
+      const isNew = new Set<SpanInput>()
       // The spans of this export are at hand; only traces that held spans before can have parts elsewhere.
       const byTrace = new Map<string, Array<StoredSpan>>()
       const add = (part: StoredSpan) => {
@@ -85,30 +83,33 @@ export class TraceRuns extends Effect.Service<TraceRuns>()("svc/TraceRuns", {
         if (list === undefined) byTrace.set(part.span.trace_id, [part])
         else list.push(part)
       }
-      for (const part of stored) add(part)
-      const withNewParts = new Set(stored.map((part) => part.span.trace_id))
-      const toLoad = earlier.filter((traceId) => withNewParts.has(traceId))
+      for (const part of stored) {
+        isNew.add(part.span)
+        add(part)
+      }
+      const toLoad = earlier.filter((traceId) => byTrace.has(traceId))
       if (toLoad.length > 0) {
-        for (const part of yield* spans.runParts(projectId, toLoad)) if (!isNew.has(key(part.span))) add(part)
+        const newKeys = new Set(stored.map((part) => key(part.span)))
+        for (const part of yield* spans.runParts(projectId, toLoad)) if (!newKeys.has(key(part.span))) add(part)
       }
       const wanted: Array<{ readonly model: StoredSpan; readonly run: DerivedRun }> = []
       for (const list of byTrace.values()) {
-        const newParts = list.filter((part) => isNew.has(key(part.span)))
+        const newParts = list.filter((part) => isNew.has(part.span))
         for (const model of list) {
           if (model.role !== "model_call") continue
-          const fresh = isNew.has(key(model.span))
+          const fresh = isNew.has(model.span)
           if (!fresh && !newParts.some((part) => part !== model && belongs(part, model.span))) continue
           const related = list.filter((part) => part !== model).map((part) => part.span)
           const run = deriveRun(model.span, related)
           if (run !== undefined) wanted.push({ model, run })
         }
       }
-      if (wanted.length === 0) return NONE
+      if (wanted.length === 0) return []
       const refs = [...new Set(wanted.flatMap(({ run }) => (run.thread_ref === null ? [] : [run.thread_ref])))]
       const owners = new Map(
         refs.length === 0 ? [] : (yield* threads.ownersInProject(projectId, refs)).map((row) => [row.id, row])
       )
-      const rows = wanted.map(({ model: { span, convention }, run }): DerivedRunRow => {
+      return wanted.map(({ model: { span, convention }, run }): DerivedRunRow => {
         const thread = run.thread_ref === null ? undefined : owners.get(run.thread_ref)
         return {
           id: newId("run"),
@@ -132,13 +133,15 @@ export class TraceRuns extends Effect.Service<TraceRuns>()("svc/TraceRuns", {
           detail: detailOf(run, span, convention)
         }
       })
-      // run.created goes out with the runs (the outbox), as the project API reads them; a re-export sends nothing.
-      const created = yield* outbox.withEvents(projectId, "run.created", runs.upsertDerived(projectId, rows), (made) =>
-        Effect.map(
-          Effect.forEach(made, (run) => runs.find(projectId, run.id)),
-          (found) => found.flatMap((run) => (Option.isSome(run) ? [run.value] : []))
-        )
-      )
+    })
+
+    /** The runs of `rows` made now (`created`), and how to count them in usage once their transaction has committed. */
+    const madeOf = (
+      projectId: string,
+      rows: ReadonlyArray<DerivedRunRow>,
+      created: ReadonlyArray<{ readonly trace_id: string; readonly span_id: string }>
+    ): Derived => {
+      if (created.length === 0) return NONE
       const bySpan = new Map(rows.map((row) => [`${row.trace_id}/${row.span_id}`, row]))
       const counted = created.flatMap((made) => {
         const row = bySpan.get(`${made.trace_id}/${made.span_id}`)
@@ -157,8 +160,40 @@ export class TraceRuns extends Effect.Service<TraceRuns>()("svc/TraceRuns", {
           }
         }
       }
+    }
+
+    /**
+     * Makes or completes the runs that the spans just stored call for (plan),
+     * and writes them. Runs in the transaction that stores the spans (src/traces/Traces.ts):
+     * spans and their runs commit together, or neither does. Answers how many
+     * runs were made, and how to count them in usage once that has committed
+     * (usage is buffered in memory, and must not count runs that rolled back).
+     */
+    const derive = fn("TraceRuns.derive")(function* (
+      projectId: string,
+      stored: ReadonlyArray<NewPart>,
+      earlier: ReadonlyArray<string>
+    ) {
+      const rows = yield* plan(projectId, stored, earlier)
+      if (rows.length === 0) return NONE
+      // run.created goes out with the runs (the outbox), as the project API reads them; a re-export sends nothing.
+      const created = yield* outbox.withEvents(projectId, "run.created", runs.upsertDerived(projectId, rows), (made) =>
+        Effect.map(
+          Effect.forEach(made, (run) => runs.find(projectId, run.id)),
+          (found) => found.flatMap((run) => (Option.isSome(run) ? [run.value] : []))
+        )
+      )
+      return madeOf(projectId, rows, created)
     })
 
-    return { derive } as const
+    /**
+     * Whether the runs made now go out as run.created events (a subscription
+     * of the project wants them): then they are written by `derive`, with
+     * their deliveries; else they may be written with their spans (plan,
+     * then madeOf with what the statement made).
+     */
+    const eventsWanted = (projectId: string) => outbox.wants(projectId, "run.created")
+
+    return { plan, madeOf, derive, eventsWanted } as const
   })
 }) {}

@@ -3,8 +3,10 @@
  * export's spans are checked against their bounds (src/traces/SpanChecks.ts),
  * recognised (src/traces/GenAiSpans.ts), stored once per (trace id, span id) with at
  * most 500 spans a trace across exports, and the model calls among them
- * become runs (src/traces/TraceRuns.ts) in the same transaction. What is refused is
- * counted and said, never shortened; the rest is kept.
+ * become runs (src/traces/TraceRuns.ts) in the same transaction: one
+ * statement for the traces new to the store (SpansRepo.storeNew), the
+ * transaction of several under each trace's lock for the others. What is
+ * refused is counted and said, never shortened; the rest is kept.
  */
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
@@ -19,8 +21,8 @@ import { fn } from "../platform/telemetry/Traced.js"
 import { Runs } from "../runs/Runs.js"
 import { checkSpans, refusalReason } from "./SpanChecks.js"
 import type { SpanInput } from "./SpanModel.js"
-import { SpansRepo } from "./SpansRepo.js"
-import { type NewPart, TraceRuns } from "./TraceRuns.js"
+import { fitsOneStatement, type SpanRow, SpansRepo } from "./SpansRepo.js"
+import { type Derived, type NewPart, TraceRuns } from "./TraceRuns.js"
 import { TracesRepo } from "./TracesRepo.js"
 
 /** Too many exports are being stored at once: the exporter should retry shortly (503). */
@@ -64,6 +66,21 @@ const plural = (count: number, one: string, many: string) => `${count} ${count =
 
 const NS_PER_MS = 1_000_000n
 
+/**
+ * The parts of a run among these spans, as stored if every trace is new to
+ * the store: a trace's first `cap` spans (the rest are over its cap).
+ */
+const partsOfNewTraces = (rows: ReadonlyArray<SpanRow>, cap: number): Array<NewPart> => {
+  const counts = new Map<string, number>()
+  const parts: Array<NewPart> = []
+  for (const row of rows) {
+    const n = (counts.get(row.span.trace_id) ?? 0) + 1
+    counts.set(row.span.trace_id, n)
+    if (row.role !== null && n <= cap) parts.push({ span: row.span, convention: row.convention, role: row.role })
+  }
+  return parts
+}
+
 /** A time as nanoseconds within what the store keeps (a date past 2262 is as late as any span can be). */
 const nanosOf = (date: Date): string => {
   const ns = BigInt(date.getTime()) * NS_PER_MS
@@ -95,24 +112,49 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
         }
         if (checked.rows.length === 0) return { rejected, message: reasons.join("; ") } satisfies ExportOutcome
         const cap = Limits.trace.spansPerTraceMax
-        // The spans and the runs made of them are one unit: a failure (or a crash) between the two leaves
-        // neither, and the exporter's retry stores both, where runs made apart would be lost for good.
-        const { outcome, derived } = yield* spans.transaction(
-          Effect.gen(function* () {
-            const outcome = yield* spans.store(projectId, checked.rows, checked.resources, cap)
-            const storedKeys = new Set(outcome.stored.map((span) => `${span.trace_id}/${span.span_id}`))
-            const parts: Array<NewPart> = []
-            for (const row of checked.rows) {
-              if (row.role !== null && storedKeys.has(`${row.span.trace_id}/${row.span.span_id}`)) {
-                parts.push({ span: row.span, convention: row.convention, role: row.role })
+        let rows = checked.rows
+        let fresh = 0
+        let stored = 0
+        const made: Array<Derived> = []
+        // Traces new to the store (the usual export: a batch of whole traces), with their runs, in one statement.
+        // Not when the runs' events are wanted (their deliveries are written with them), nor for a large export.
+        if (fitsOneStatement(rows) && !(yield* traceRuns.eventsWanted(projectId))) {
+          const planned = yield* traceRuns.plan(projectId, partsOfNewTraces(rows, cap), [])
+          // In a transaction of its own, one statement long: a gateway killed while the statement waits leaves
+          // nothing (its session ends with the transaction open), as it leaves nothing of `store`'s.
+          const outcome = yield* spans.transaction(spans.storeNew(projectId, rows, checked.resources, planned, cap))
+          if (outcome.made.length > 0) {
+            const newTraces = new Set(outcome.made)
+            rows = rows.filter((row) => !newTraces.has(row.span.trace_id))
+            fresh += checked.rows.length - rows.length
+            stored += outcome.stored
+            made.push(traceRuns.madeOf(projectId, planned, outcome.created))
+          }
+        }
+        if (rows.length > 0) {
+          const rest = rows
+          // The spans and the runs made of them are one unit: a failure (or a crash) between the two leaves
+          // neither, and the exporter's retry stores both, where runs made apart would be lost for good.
+          const { outcome, derived } = yield* spans.transaction(
+            Effect.gen(function* () {
+              const outcome = yield* spans.store(projectId, rest, checked.resources, cap)
+              const storedKeys = new Set(outcome.stored.map((span) => `${span.trace_id}/${span.span_id}`))
+              const parts: Array<NewPart> = []
+              for (const row of rest) {
+                if (row.role !== null && storedKeys.has(`${row.span.trace_id}/${row.span.span_id}`)) {
+                  parts.push({ span: row.span, convention: row.convention, role: row.role })
+                }
               }
-            }
-            const derived = yield* traceRuns.derive(projectId, parts, outcome.earlier)
-            return { outcome, derived }
-          })
-        )
-        derived.recordUsage()
-        const overCap = outcome.fresh - outcome.stored.length
+              const derived = yield* traceRuns.derive(projectId, parts, outcome.earlier)
+              return { outcome, derived }
+            })
+          )
+          fresh += outcome.fresh
+          stored += outcome.stored.length
+          made.push(derived)
+        }
+        for (const derived of made) derived.recordUsage()
+        const overCap = fresh - stored
         if (overCap > 0) {
           rejected += overCap
           reasons.push(

@@ -249,6 +249,16 @@ export class Outbox extends Effect.Service<Outbox>()("svc/Outbox", {
         return deliveryOf(row)
       })
 
-    return { forget, emit, withEvent, withEvents, withMessageCreated, toAlertRule, deliveries, redeliver } as const
+    return {
+      forget,
+      wants,
+      emit,
+      withEvent,
+      withEvents,
+      withMessageCreated,
+      toAlertRule,
+      deliveries,
+      redeliver
+    } as const
   })
 }) {}
