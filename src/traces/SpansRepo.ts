@@ -71,6 +71,30 @@ const COLUMNS = `trace_id text, span_id text, parent_span_id text, trace_state t
   start_ns bigint, end_ns bigint, status_code smallint, status_message text, service_name text, attributes jsonb,
   events jsonb, links jsonb, resource_id text, convention text, role text`
 
+/** The columns of a span row both span inserts write, after project_id. */
+const SPAN_COLUMNS = [
+  "trace_id",
+  "span_id",
+  "parent_span_id",
+  "trace_state",
+  "name",
+  "kind",
+  "start_ns",
+  "end_ns",
+  "status_code",
+  "status_message",
+  "service_name",
+  "attributes",
+  "events",
+  "links",
+  "resource_id",
+  "convention",
+  "role"
+] as const
+
+/** Those columns read from the row source `alias`. */
+const spanValues = (alias: "f" | "k") => SPAN_COLUMNS.map((column) => `${alias}.${column}`).join(", ")
+
 /**
  * Each trace's figures among the spans of `source` (a CTE of span rows): how
  * many, how many errors, its first start and last end, and the names and
@@ -188,11 +212,8 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
             SELECT 1 FROM spans s WHERE s.project_id = ${projectId} AND s.trace_id = i.trace_id AND s.span_id = i.span_id
           )
         ), inserted AS (
-          INSERT INTO spans (project_id, trace_id, span_id, parent_span_id, trace_state, name, kind, start_ns, end_ns,
-            status_code, status_message, service_name, attributes, events, links, resource_id, convention, role)
-          SELECT ${projectId}, f.trace_id, f.span_id, f.parent_span_id, f.trace_state, f.name, f.kind, f.start_ns,
-            f.end_ns, f.status_code, f.status_message, f.service_name, f.attributes, f.events, f.links, f.resource_id,
-            f.convention, f.role
+          INSERT INTO spans (project_id, ${sql.literal(SPAN_COLUMNS.join(", "))})
+          SELECT ${projectId}, ${sql.literal(spanValues("f"))}
           FROM fresh f JOIN traces t ON t.project_id = ${projectId} AND t.trace_id = f.trace_id
           WHERE f.n <= ${cap} - t.span_count
           ON CONFLICT DO NOTHING
@@ -268,11 +289,8 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
           ON CONFLICT DO NOTHING
           RETURNING trace_id
         ), inserted AS (
-          INSERT INTO spans (project_id, trace_id, span_id, parent_span_id, trace_state, name, kind, start_ns, end_ns,
-            status_code, status_message, service_name, attributes, events, links, resource_id, convention, role)
-          SELECT ${projectId}, k.trace_id, k.span_id, k.parent_span_id, k.trace_state, k.name, k.kind, k.start_ns,
-            k.end_ns, k.status_code, k.status_message, k.service_name, k.attributes, k.events, k.links, k.resource_id,
-            k.convention, k.role
+          INSERT INTO spans (project_id, ${sql.literal(SPAN_COLUMNS.join(", "))})
+          SELECT ${projectId}, ${sql.literal(spanValues("k"))}
           FROM kept k WHERE k.trace_id IN (SELECT trace_id FROM made)
           ON CONFLICT DO NOTHING
           RETURNING trace_id, span_id, resource_id
