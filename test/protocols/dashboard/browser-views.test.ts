@@ -16,6 +16,7 @@ import {
   closePages,
   collectErrors,
   launchChromium,
+  settled,
   shown,
   signedInContext,
   textOf
@@ -143,6 +144,8 @@ describe.skipIf(!available).each(stores)("the dashboard's views in Chromium ($na
 
     const side = page.getByRole("complementary", { name: "Runs and scores" })
     await shown(side.getByRole("link", { name: "gpt-browser" }))
+    // Runs and scores load apart: the runs' link can show while the scores still load.
+    await settled(page)
     const scores = await textOf(side.getByRole("region", { name: "Scores" }))
     for (const each of ["quality: 0.9", "topic: billing", "topic: weather", "helpful: true", "helpful: false"])
       expect(scores).toContain(each)
