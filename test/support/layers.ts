@@ -67,8 +67,18 @@ const postgres = (baseUrl: string): StoreUnderTest => ({
   }
 })
 
+/**
+ * TEST_STORES=postgres leaves the embedded store out of the suites that run
+ * on every store: .ci/run's pass through PgBouncer (transaction pooling)
+ * runs the PostgreSQL side alone.
+ */
+const onlyPostgres = process.env.TEST_STORES === "postgres"
+if (onlyPostgres && !process.env.TEST_DATABASE_URL) throw new Error("TEST_STORES=postgres needs TEST_DATABASE_URL")
+
 export const stores: ReadonlyArray<StoreUnderTest> = process.env.TEST_DATABASE_URL
-  ? [pglite, postgres(process.env.TEST_DATABASE_URL)]
+  ? onlyPostgres
+    ? [postgres(process.env.TEST_DATABASE_URL)]
+    : [pglite, postgres(process.env.TEST_DATABASE_URL)]
   : [pglite]
 
 /**

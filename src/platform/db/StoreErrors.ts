@@ -31,13 +31,26 @@ const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"])
 const UNAVAILABLE_MESSAGE =
   /connection timed out|timeout exceeded when trying to connect|connection terminated|connection timeout|client has encountered a connection error|connection is closed|query read timeout/i
 
+/**
+ * PgBouncer answers a database it cannot find on its server with a protocol
+ * violation (08P01, a connection exception) and PostgreSQL's own message; it
+ * is the missing database (3D000), not a store that is unreachable for now.
+ */
+const POOLER_NO_DATABASE = /^database ".*" does not exist$/
+
+/** The SQLSTATE, with a pooler's missing database read as PostgreSQL's (3D000). */
+const stateOf = (cause: unknown): string | undefined => {
+  const code = errorCode(cause)
+  return code === "08P01" && POOLER_NO_DATABASE.test(messageOf(cause)) ? "3D000" : code
+}
+
 const messageOf = (cause: unknown): string =>
   cause instanceof Error ? cause.message : typeof cause === "string" ? cause : ""
 
 /** The cause, or one it wraps (`.cause`, an AggregateError's `.errors`), at most 5 deep, says unreachable. */
 const unreachableCause = (cause: unknown, depth: number): boolean => {
   if (depth > 5 || typeof cause !== "object" || cause === null) return false
-  const code = errorCode(cause) ?? ""
+  const code = stateOf(cause) ?? ""
   if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true
   // A server's error of another SQLSTATE is not unreachability, whatever its message quotes (a client's value).
   if (/^[0-9A-Z]{5}$/.test(code)) return false
@@ -52,6 +65,42 @@ const unreachableCause = (cause: unknown, depth: number): boolean => {
 /** The store cannot be reached now (or is shutting down, or starting): it may come back by itself. */
 export const isUnreachable = (error: unknown): boolean => error instanceof SqlError && unreachableCause(error.cause, 0)
 
+/** Codes of a connection that was never made: nothing of a statement reached the server. */
+const NOT_CONNECTED_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EHOSTDOWN",
+  "53300",
+  "57P03"
+])
+
+/**
+ * What node-postgres and @effect/sql-pg say when no connection could be had,
+ * or a client already broken refused to send: the statement was never sent.
+ */
+const NOT_SENT_MESSAGE =
+  /^Failed to acquire connection|^PgClient: Failed to connect|timeout exceeded when trying to connect|not queryable/i
+
+const notSent = (cause: unknown, depth: number): boolean => {
+  if (depth > 5 || typeof cause !== "object" || cause === null) return false
+  if (NOT_CONNECTED_CODES.has(stateOf(cause) ?? "") || NOT_SENT_MESSAGE.test(messageOf(cause))) return true
+  if ("errors" in cause && Array.isArray(cause.errors) && cause.errors.some((e) => notSent(e, depth + 1))) return true
+  return "cause" in cause && notSent(cause.cause, depth + 1)
+}
+
+/**
+ * The store became unreachable while a statement may have been running: the
+ * connection was cut, reset or timed out after it was sent, or the server
+ * shut down under it. It may have run, and committed (src/platform/db/WriteOutcome.ts).
+ * A connection that could not be had is unreachability too, but nothing was sent.
+ */
+export const mayHaveRun = (error: unknown): boolean =>
+  isUnreachable(error) &&
+  !(error instanceof SqlError && (NOT_SENT_MESSAGE.test(error.message) || notSent(error.cause, 0)))
+
 /**
  * One line on why the store could not be opened at start, naming the
  * setting: `where` describes the store (host and database, never the URL's
@@ -59,7 +108,7 @@ export const isUnreachable = (error: unknown): boolean => error instanceof SqlEr
  */
 export const describeStoreFailure = (error: unknown, where: string): string | undefined => {
   if (!(error instanceof SqlError)) return undefined
-  const code = errorCode(error.cause)
+  const code = stateOf(error.cause)
   const reason = messageOf(error.cause) || error.message
   switch (code) {
     case "3D000":
