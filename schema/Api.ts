@@ -19,7 +19,15 @@ import { SettingsGroup } from "./Api/Settings.js"
 import { ThreadsGroup } from "./Api/Threads.js"
 import { TitlesGroup } from "./Api/Titles.js"
 import { WebhooksGroup } from "./Api/Webhooks.js"
-import { Forbidden, Internal, InvalidRequest, PayloadTooLarge, Unavailable, UnsupportedMediaType } from "./Errors.js"
+import {
+  Forbidden,
+  Internal,
+  InvalidRequest,
+  OutcomeUnknown,
+  PayloadTooLarge,
+  Unavailable,
+  UnsupportedMediaType
+} from "./Errors.js"
 
 /**
  * Every route declared, with the errors any route may answer: the gateway
@@ -53,6 +61,7 @@ const Declared = HttpApi.make("svc")
   .addError(UnsupportedMediaType)
   .addError(Internal)
   .addError(Unavailable)
+  .addError(OutcomeUnknown)
   .prefix("/v1")
   .annotate(OpenApi.Title, "Svc conversation gateway")
   .annotate(OpenApi.Version, "1")

@@ -78,6 +78,17 @@ export class Unavailable extends Schema.Class<Unavailable>("Unavailable")(
   HttpApiSchema.annotations({ status: 503 })
 ) {}
 
+/**
+ * A write lost its connection to the store while it ran, and the store did
+ * not answer again in time to tell whether it was stored: read it back
+ * before sending it again (a retry could store it twice). Never answered to
+ * a read.
+ */
+export class OutcomeUnknown extends Schema.Class<OutcomeUnknown>("OutcomeUnknown")(
+  { error: Schema.tag("outcome_unknown"), message: Schema.String },
+  HttpApiSchema.annotations({ status: 504 })
+) {}
+
 export class Internal extends Schema.Class<Internal>("Internal")(
   { error: Schema.tag("internal"), message: Schema.String },
   HttpApiSchema.annotations({ status: 500 })

@@ -18,17 +18,26 @@ import {
   InvalidRequest,
   Issue,
   NotFound,
+  OutcomeUnknown,
   PayloadTooLarge,
   Unavailable,
   UnsupportedMediaType
 } from "../../schema/Errors.js"
-import { isStoreUnavailable, isUnstorableValue } from "../../src/platform/Defects.js"
+import { isStoreUnavailable, isUnstorableValue, unknownWriteOf } from "../../src/platform/Defects.js"
 import { Origins } from "../../src/projects/Origins.js"
 import { declaresBody, JsonBodyError, MAX_BYTES_EXCEEDED, recordBodyCap, withBodyRules } from "./Body.js"
 import { FrontendProject, splitFrontendUrl } from "./Frontend.js"
 import type { RouteRules, RouteTable } from "./RouteTable.js"
 
-type WireError = InvalidRequest | Forbidden | NotFound | PayloadTooLarge | UnsupportedMediaType | Unavailable | Internal
+type WireError =
+  | InvalidRequest
+  | Forbidden
+  | NotFound
+  | PayloadTooLarge
+  | UnsupportedMediaType
+  | Unavailable
+  | OutcomeUnknown
+  | Internal
 
 /** Retry-After of a 503 while the store is unreachable: the pool reconnects by itself once it is back. */
 export const STORE_RETRY_AFTER_S = 5
@@ -102,6 +111,20 @@ const fromCause = (cause: Cause.Cause<unknown>) => {
   if (isUnstorableValue(error)) {
     return Effect.logWarning("a value the database refused reached it", cause).pipe(
       Effect.as(invalidRequest("a value in the request cannot be stored"))
+    )
+  }
+  const unknownWrite = unknownWriteOf(error)
+  if (unknownWrite !== undefined) {
+    // Not 503: a retry of a write that may have been stored could store it twice (src/platform/db/WriteOutcome.ts).
+    return Effect.logError(`a ${unknownWrite} was cut off from the store, which did not answer again in time`).pipe(
+      Effect.as(
+        reply(
+          504,
+          new OutcomeUnknown({
+            message: `the store stopped answering while this ${unknownWrite} was written; whether it was stored is unknown: read it back before sending it again`
+          })
+        )
+      )
     )
   }
   if (isStoreUnavailable(error)) {

@@ -5,6 +5,7 @@ import * as Schema from "effect/Schema"
 import type { CallerShape } from "../../schema/Api/Security.js"
 import { EngagementEvent, EventRejection } from "../../schema/Event.js"
 import { Limits } from "../../schema/Limits.js"
+import { settled } from "../platform/db/WriteOutcome.js"
 import { newId } from "../platform/Ids.js"
 import { RateLimiter } from "../platform/RateLimiter.js"
 import { fn } from "../platform/telemetry/Traced.js"
@@ -100,9 +101,17 @@ export class Events extends Effect.Service<Events>()("svc/Events", {
         const stored =
           rows.length === 0
             ? 0
-            : yield* repo
-                .insert(caller, caller.userId, rows)
-                .pipe(Effect.catchTag("RowNotFound", () => Effect.succeed("thread_gone" as const)))
+            : yield* repo.insert(caller, caller.userId, rows).pipe(
+                // Cut off from the store, the batch is looked up by its ids before answering (WriteOutcome.ts).
+                settled(
+                  "event batch",
+                  repo.storedOf(
+                    caller.projectId,
+                    rows.map((row) => row.id)
+                  )
+                ),
+                Effect.catchTag("RowNotFound", () => Effect.succeed("thread_gone" as const))
+              )
         if (stored === "thread_gone" && attempt < 2) continue
         for (const { index } of valid) {
           const problem = stored === "thread_gone" ? "thread not found" : problems.get(index)

@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { RowNotFound } from "../platform/db/RowNotFound.js"
 import { isReferenceGone } from "../platform/db/SqlErrors.js"
 import type { TenantScope } from "../platform/db/TenantScope.js"
@@ -95,8 +96,19 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("svc/EventsRepo", {
         Effect.catchIf(isReferenceGone, () => Effect.fail(new RowNotFound({ what: "thread" })))
       )
 
+    /**
+     * How many of the events `ids` are stored, none when none is: for an insert cut off from the store
+     * (Events.ingest). One statement inserts a batch, so it is all of the batch's new events or none.
+     */
+    const storedOf = (projectId: string, ids: ReadonlyArray<string>) =>
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM events
+        WHERE project_id = ${projectId} AND id IN ${sql.in(ids)}`.pipe(
+        Effect.map(([row]) => (row !== undefined && row.n > 0 ? Option.some(row.n) : Option.none()))
+      )
+
     return {
       visibleTargets: fn("EventsRepo.visibleTargets")(visibleTargets, Effect.orDie),
+      storedOf: fn("EventsRepo.storedOf")(storedOf, Effect.orDie),
       insert: fn("EventsRepo.insert")(insert, Effect.catchTag("SqlError", Effect.die))
     } as const
   })

@@ -7,6 +7,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { DataDirLocked } from "./db/DataDirLock.js"
 import { sqlState } from "./db/SqlErrors.js"
 import { isUnreachable } from "./db/StoreErrors.js"
+import { StoreOutcomeUnknown } from "./db/WriteOutcome.js"
 
 /**
  * SQLSTATEs of values PostgreSQL refuses (bad text encoding, NUL, malformed
@@ -27,3 +28,11 @@ export const isUnstorableValue = (defect: unknown): boolean =>
  * a `SqlError` (a JWKS fetch, S3) are not the store's.
  */
 export const isStoreUnavailable = (defect: unknown): boolean => defect instanceof DataDirLocked || isUnreachable(defect)
+
+/**
+ * A write cut off from the store whose outcome the store did not answer in
+ * time to tell (src/platform/db/WriteOutcome.ts): what was being written
+ * ("message", "run report"), else undefined.
+ */
+export const unknownWriteOf = (defect: unknown): string | undefined =>
+  defect instanceof StoreOutcomeUnknown ? defect.what : undefined

@@ -4,12 +4,13 @@ import * as Option from "effect/Option"
 import type { CallerShape } from "../../schema/Api/Security.js"
 import { Conflict } from "../../schema/Errors.js"
 import type { RunListQuery, RunReport } from "../../schema/Run.js"
+import { settled } from "../platform/db/WriteOutcome.js"
 import { orNotFound, rowNotFoundAs404 } from "../platform/Found.js"
 import { newId } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
 import { Usage } from "../usage/Usage.js"
 import { Outbox } from "../webhooks/Outbox.js"
-import { RunsRepo } from "./RunsRepo.js"
+import { type InsertOutcome, RunsRepo } from "./RunsRepo.js"
 
 export { type DerivedRunRow, type DerivedRunWritten, upsertDerivedSql } from "./RunsRepo.js"
 
@@ -50,9 +51,10 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
         sampling_calls: input.sampling_calls,
         output_text: input.output_text
       }
+      const id = newId("run")
       const insert = rowNotFoundAs404(
         repo.insert(caller, {
-          id: newId("run"),
+          id,
           threadId: input.thread_id,
           userId: caller.userId,
           messageId: input.message_id ?? null,
@@ -91,11 +93,22 @@ export class Runs extends Effect.Service<Runs>()("svc/Runs", {
         })
       )
       // run.created goes out with the run (the outbox), as the project API reads it; a replay sends nothing.
-      const outcome = yield* outbox.withEvent(caller.projectId, "run.created", insert, (written) =>
-        written._tag === "Created"
-          ? Effect.map(repo.get(caller.projectId, written.id), (run) => (Option.isSome(run) ? run.value : undefined))
-          : Effect.succeed(undefined)
-      )
+      // Cut off from the store, the report is looked up by its id before answering (WriteOutcome.ts).
+      const outcome = yield* outbox
+        .withEvent(caller.projectId, "run.created", insert, (written) =>
+          written._tag === "Created"
+            ? Effect.map(repo.get(caller.projectId, written.id), (run) => (Option.isSome(run) ? run.value : undefined))
+            : Effect.succeed(undefined)
+        )
+        .pipe(
+          settled(
+            "run report",
+            Effect.map(
+              repo.get(caller.projectId, id),
+              Option.map((): InsertOutcome => ({ _tag: "Created", id }))
+            )
+          )
+        )
       switch (outcome._tag) {
         case "Created":
           usage.record(caller.projectId, caller.userId, {

@@ -3,6 +3,7 @@ import type { CallerShape } from "../../schema/Api/Security.js"
 import type { ScoreSummaryQuery } from "../../schema/Dashboard.js"
 import { invalid, notFound } from "../../schema/Errors.js"
 import { type CreateScore, ScoreCreated, type ScoreListQuery } from "../../schema/Score.js"
+import { settled } from "../platform/db/WriteOutcome.js"
 import { newId } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
 import { Usage } from "../usage/Usage.js"
@@ -75,21 +76,27 @@ export class Scores extends Effect.Service<Scores>()("svc/Scores", {
         "RowNotFound",
         () => Effect.fail(notFound("score target"))
       )
-      // score.created goes out with the score (the outbox).
-      yield* outbox.withEvent(caller.projectId, "score.created", insert, () =>
-        Effect.succeed({
-          id,
-          name: input.name,
-          data_type: input.data_type,
-          value: checked.value,
-          string_value: input.string_value ?? null,
-          comment: input.comment ?? null,
-          thread_id: threadId,
-          message_id: input.message_id ?? null,
-          run_id: input.run_id ?? null,
-          user_id: caller.userId,
-          workspace_id: caller.workspaceId
-        })
+      // score.created goes out with the score (the outbox). Cut off from the store, the score is looked up
+      // by its id before answering (WriteOutcome.ts).
+      yield* settled(
+        "score",
+        repo.stored(caller.projectId, id)
+      )(
+        outbox.withEvent(caller.projectId, "score.created", insert, () =>
+          Effect.succeed({
+            id,
+            name: input.name,
+            data_type: input.data_type,
+            value: checked.value,
+            string_value: input.string_value ?? null,
+            comment: input.comment ?? null,
+            thread_id: threadId,
+            message_id: input.message_id ?? null,
+            run_id: input.run_id ?? null,
+            user_id: caller.userId,
+            workspace_id: caller.workspaceId
+          })
+        )
       )
       usage.record(caller.projectId, caller.userId, { scores: 1 })
       return ScoreCreated.make({

@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { Score, type ScoreSource as ScoreSourceSchema } from "../../schema/Score.js"
 import { RowNotFound } from "../platform/db/RowNotFound.js"
 import { isReferenceGone } from "../platform/db/SqlErrors.js"
@@ -105,8 +106,15 @@ export class ScoresRepo extends Effect.Service<ScoresRepo>()("svc/ScoresRepo", {
       )
     }
 
+    /** Whether the score `id` is stored: for a create cut off from the store (Scores.create). */
+    const stored = (projectId: string, id: string) =>
+      sql<{ id: string }>`SELECT id FROM scores WHERE project_id = ${projectId} AND id = ${id}`.pipe(
+        Effect.map((rows): Option.Option<void> => (rows.length > 0 ? Option.some(undefined) : Option.none()))
+      )
+
     return {
       targets: fn("ScoresRepo.targets")(targets, Effect.orDie),
+      stored: fn("ScoresRepo.stored")(stored, Effect.orDie),
       insert: fn("ScoresRepo.insert")(insert, Effect.catchTag("SqlError", Effect.die)),
       list: fn("ScoresRepo.list")(list, Effect.orDie)
     } as const

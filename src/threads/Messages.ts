@@ -1,7 +1,9 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { CallerShape } from "../../schema/Api/Security.js"
 import { type InvalidRequest, invalid, type NotFound, notFound } from "../../schema/Errors.js"
 import type { CreateFeedback, CreateMessage, MessageListQuery } from "../../schema/Message.js"
+import { settled } from "../platform/db/WriteOutcome.js"
 import { rowNotFoundAs404 } from "../platform/Found.js"
 import { newId } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
@@ -105,11 +107,21 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
         )
       }
       // message.created goes out with the message (the outbox); a retry or a replace sends nothing.
-      const outcome = yield* outbox.withMessageCreated(
-        caller.projectId,
-        attempt(newId("msg"), EXTERNAL_ID_TRIES),
-        (done) => (done._tag === "Created" ? done.id : undefined)
-      )
+      // Cut off from the store, the append is looked up by the id it chose before answering (WriteOutcome.ts).
+      const id = newId("msg")
+      const outcome = yield* outbox
+        .withMessageCreated(caller.projectId, attempt(id, EXTERNAL_ID_TRIES), (done) =>
+          done._tag === "Created" ? done.id : undefined
+        )
+        .pipe(
+          settled(
+            "message",
+            Effect.map(
+              repo.findAppended(caller.projectId, threadId, id),
+              Option.map((found): AppendOutcome => ({ _tag: "Created", id: found }))
+            )
+          )
+        )
       if (outcome._tag === "Created") usage.record(caller.projectId, caller.userId, { messages: 1 })
       return outcome
     })

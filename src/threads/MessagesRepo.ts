@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { MessageListOrder } from "../../schema/Message.js"
 import { foundOrFail, RowNotFound } from "../platform/db/RowNotFound.js"
 import { isReferenceGone } from "../platform/db/SqlErrors.js"
@@ -85,22 +86,23 @@ const appendOutcome = (
 }
 
 /**
- * SQL for a new id above `last` (an expression naming a prefixed ULID): its 128 bits plus a random step of 1
- * to 2^40, in exact numeric arithmetic. Not `last` plus one: that is the next id of the sequence of the
- * process that made `last`, which that process may give to another thread's message (the primary key is per
- * project); two ids made by random steps collide with negligible chance.
+ * SQL for a new id above `last` (an expression naming a prefixed ULID) that keeps the random part of `given`
+ * (the id this append chose, not above `last`): `last`'s millisecond plus one, then `given`'s 80 random bits.
+ * Not `last` plus one: that is the next id of the sequence of the process that made `last`, which that process
+ * may give to another thread's message (the primary key is per project). Keeping `given`'s random bits lets
+ * an append cut off from the store find out whether it was stored (`findAppended`).
  */
-const idAboveSql = (last: string): string => `(
-  SELECT v.prefix || string_agg(substr(v.digits, mod(div(v.above, 32::numeric ^ (v.len - i)), 32)::int + 1, 1), ''
-    ORDER BY i)
+const idAboveSql = (last: string, given: string): string => `(
+  SELECT v.prefix || string_agg(substr(v.digits, mod(div(v.above, 32::numeric ^ (10 - i)), 32)::int + 1, 1), ''
+    ORDER BY i) || v.rest
   FROM (
-    SELECT p.prefix, p.len, p.digits, 1 + floor(random() * 2 ^ 40)::numeric
-      + (SELECT sum((strpos(p.digits, substr(p.body, j, 1)) - 1) * 32::numeric ^ (p.len - j))
-        FROM generate_series(1, p.len) j) AS above
+    SELECT p.prefix, p.digits, p.rest, 1
+      + (SELECT sum((strpos(p.digits, substr(p.body, j, 1)) - 1) * 32::numeric ^ (10 - j))
+        FROM generate_series(1, 10) j) AS above
     FROM (SELECT coalesce(substring(${last} FROM '^.*_'), '') AS prefix, substring(${last} FROM '[^_]*$') AS body,
-      length(substring(${last} FROM '[^_]*$')) AS len, '${ALPHABET}'::text AS digits) p
-  ) v, generate_series(1, v.len) i
-  GROUP BY v.prefix)`
+      substr(substring(${given} FROM '[^_]*$'), 11) AS rest, '${ALPHABET}'::text AS digits) p
+  ) v, generate_series(1, 10) i
+  GROUP BY v.prefix, v.rest)`
 
 /**
  * A message row as JSON-ready text: content as JSON text and timestamps as
@@ -157,8 +159,8 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
       const next = idUnderLock
         ? sql`, next AS (
             SELECT CASE WHEN t.last_message_id IS NULL OR ${message.id}::text > t.last_message_id THEN ${message.id}::text
-              ELSE ${sql.literal(idAboveSql("t.last_message_id"))} END AS id
-            FROM t
+              ELSE ${sql.literal(idAboveSql("t.last_message_id", "g.given"))} END AS id
+            FROM t, (SELECT ${message.id}::text AS given) g
           )`
         : sql``
       const withNext = idUnderLock ? sql`, next` : sql``
@@ -324,8 +326,20 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
         )
         SELECT count(*)::int AS deleted FROM gone`.pipe(Effect.map(([row]) => row?.deleted ?? 0))
 
+    /**
+     * The message an append that chose `givenId` stored, if any: `givenId` itself, or the id made under
+     * the thread's lock, which is above it and keeps its random part (idAboveSql). For an append cut off
+     * from the store (Messages.create).
+     */
+    const findAppended = (projectId: string, threadId: string, givenId: string) =>
+      sql<{ id: string }>`SELECT id FROM messages
+        WHERE project_id = ${projectId} AND thread_id = ${threadId} AND id >= ${givenId}
+          AND right(id, 16) = right(${givenId}, 16)
+        ORDER BY id LIMIT 1`.pipe(Effect.map(([row]) => Option.fromNullable(row?.id)))
+
     return {
       append: fn("MessagesRepo.append")(append, Effect.catchTag("SqlError", Effect.die)),
+      findAppended: fn("MessagesRepo.findAppended")(findAppended, Effect.orDie),
       list: fn("MessagesRepo.list")(list, Effect.orDie),
       replaceIfChanged: fn("MessagesRepo.replaceIfChanged")(replaceIfChanged, Effect.orDie),
       updateContent: fn("MessagesRepo.updateContent")(updateContent, Effect.catchTag("SqlError", Effect.die)),

@@ -4,6 +4,7 @@ import type { CallerShape } from "../../schema/Api/Security.js"
 import type { DashboardThreadQuery } from "../../schema/Dashboard.js"
 import { invalid, notFound } from "../../schema/Errors.js"
 import type { CreateThread, ThreadListQuery, UpdateThread } from "../../schema/Thread.js"
+import { settled } from "../platform/db/WriteOutcome.js"
 import { orNotFound, rowNotFoundAs404 } from "../platform/Found.js"
 import { newId } from "../platform/Ids.js"
 import { fn } from "../platform/telemetry/Traced.js"
@@ -69,18 +70,27 @@ export class Threads extends Effect.Service<Threads>()("svc/Threads", {
         input.upsert === true && externalId !== undefined
           ? repo.insertOrFind(caller, Object.assign(thread, { externalId }))
           : Effect.as(repo.insert(caller, thread), { id: thread.id, created: true })
-      // thread.created goes out with the thread (the outbox), in its wire shape.
-      const outcome = yield* outbox.withEvent(
-        caller.projectId,
-        "thread.created",
-        write,
-        (written) =>
-          written.created
-            ? Effect.map(repo.getJsonInProject(caller.projectId, written.id), (json) =>
-                Option.isSome(json) ? (JSON.parse(json.value) as unknown) : undefined
-              )
-            : Effect.succeed(undefined),
-        caller.userId
+      // thread.created goes out with the thread (the outbox), in its wire shape. Cut off from the store, the
+      // thread is looked up by its id before answering (WriteOutcome.ts).
+      const outcome = yield* settled(
+        "thread",
+        Effect.map(
+          repo.getJsonInProject(caller.projectId, thread.id),
+          Option.map(() => ({ id: thread.id, created: true }))
+        )
+      )(
+        outbox.withEvent(
+          caller.projectId,
+          "thread.created",
+          write,
+          (written) =>
+            written.created
+              ? Effect.map(repo.getJsonInProject(caller.projectId, written.id), (json) =>
+                  Option.isSome(json) ? (JSON.parse(json.value) as unknown) : undefined
+                )
+              : Effect.succeed(undefined),
+          caller.userId
+        )
       )
       if (outcome.created) usage.record(caller.projectId, caller.userId, { threads: 1 })
       return outcome

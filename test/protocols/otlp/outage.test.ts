@@ -8,7 +8,7 @@ import * as Redacted from "effect/Redacted"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createProject, freshPostgresDatabase, type Gateway, startGateway } from "../../support/layers.js"
-import { startTcpProxy, type TcpProxy } from "../../support/tcp-proxy.js"
+import { proxyDatabase, type TcpProxy } from "../../support/tcp-proxy.js"
 import { exportOf, jsonSpan, postJson, traceIdOf } from "./otlp.js"
 
 const baseUrl = process.env.TEST_DATABASE_URL
@@ -21,12 +21,9 @@ describe.skipIf(baseUrl === undefined)("trace exports under overload (PostgreSQL
 
   beforeAll(async () => {
     db = await freshPostgresDatabase(baseUrl ?? "")
-    const target = new URL(db.url)
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
-    const proxied = new URL(db.url)
-    proxied.hostname = "127.0.0.1"
-    proxied.port = String(proxy.port)
-    gateway = await startGateway({ kind: "postgres", url: Redacted.make(proxied.toString()) })
+    const proxied = await proxyDatabase(db.url)
+    proxy = proxied.proxy
+    gateway = await startGateway({ kind: "postgres", url: Redacted.make(proxied.url) })
     apiKey = (await createProject(gateway, "overload")).api_key
   })
   afterAll(async () => {
