@@ -132,7 +132,8 @@ export const checkSpans = (spans: ReadonlyArray<SpanInput>): CheckedExport => {
       refuse("statusMessage")
       continue
     }
-    const attributes = jsonBytes(span.attributes)
+    const attributesJson = JSON.stringify(span.attributes)
+    const attributes = textBytes(attributesJson)
     if (attributes > L.attributesMaxBytes) {
       refuse("attributes")
       continue
@@ -154,7 +155,8 @@ export const checkSpans = (spans: ReadonlyArray<SpanInput>): CheckedExport => {
       convention,
       role,
       resourceId: resourceIdOf(span, resource, scope),
-      bytes: attributes + events + links + name + 200
+      bytes: attributes + events + links + name + 200,
+      attributesJson
     })
   }
   return { rows, resources, refused }

@@ -16,6 +16,8 @@ export interface SpanRow {
   readonly resourceId: string
   /** About what the span's row costs as JSON (its attributes, events and links), to size statements. */
   readonly bytes: number
+  /** The span's attributes as JSON (measured against their bound, then written as they are). */
+  readonly attributesJson: string
 }
 
 /** A distinct resource and scope of an export: written once, for the spans that name it. */
@@ -131,7 +133,6 @@ const toRecord = (row: SpanRow, ord: number) => ({
   status_code: row.span.status_code,
   status_message: row.span.status_message,
   service_name: row.serviceName,
-  attributes: row.span.attributes,
   events: row.span.events,
   links: row.span.links,
   resource_id: row.resourceId,
@@ -139,9 +140,32 @@ const toRecord = (row: SpanRow, ord: number) => ({
   role: row.role
 })
 
+/**
+ * The rows as the JSON array jsonb_to_recordset reads, numbered from
+ * `first`. Each span's attributes go in as the text SpanChecks measured them
+ * by: serializing them again cost about as much as the rest of the row.
+ */
+const recordsJson = (rows: ReadonlyArray<SpanRow>, first = 0): string => {
+  let out = "["
+  for (let index = 0; index < rows.length; index++) {
+    const row = rows[index] as SpanRow
+    const record = JSON.stringify(toRecord(row, first + index))
+    out += `${index === 0 ? "" : ","}${record.slice(0, -1)},"attributes":${row.attributesJson}}`
+  }
+  return `${out}]`
+}
+
 /** A span's resource and scope, read through its `span_resources` row (`r`, left-joined). */
 export const RESOURCE_OF = `COALESCE(r.resource, '{}'::jsonb)`
 export const SCOPE_OF = `COALESCE(r.scope, '{"name":"","version":"","attributes":{}}'::jsonb)`
+/**
+ * The `span_resources` row (`r`) of each span of `s`, looked up by its key
+ * span by span: OFFSET 0 keeps the planner from flattening the subquery into
+ * a join, which it planned as a scan of the project's whole table (a row or
+ * more an export, so growing without end) hashed or materialized.
+ */
+export const RESOURCE_JOIN = `LEFT JOIN LATERAL (SELECT r.resource, r.scope FROM span_resources r
+  WHERE r.project_id = s.project_id AND r.id = s.resource_id OFFSET 0) r ON true`
 
 export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
   effect: Effect.gen(function* () {
@@ -183,14 +207,14 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
             end += 1
           }
           const chunkRows = rows.slice(start, end)
-          const chunk = chunkRows.map((row, index) => toRecord(row, start + index))
+          const chunk = recordsJson(chunkRows, start)
           // The resources this chunk's spans name; a row a chunk before inserted is skipped (ON CONFLICT).
           const named = [...new Set(chunkRows.map((row) => row.resourceId))].flatMap((id) => {
             const resource = resourceById.get(id)
             return resource === undefined ? [] : [resource]
           })
           start = end
-          const [outcome] = yield* insertChunk(projectId, JSON.stringify(chunk), JSON.stringify(named), cap)
+          const [outcome] = yield* insertChunk(projectId, chunk, JSON.stringify(named), cap)
           fresh += outcome?.fresh ?? 0
           stored.push(...(JSON.parse(outcome?.stored ?? "[]") as StoreOutcome["stored"]))
         }
@@ -202,20 +226,28 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
         } satisfies StoreOutcome
       })
 
+    /**
+     * One chunk of `store`. Every lookup of the tables is by a primary key,
+     * one row at a time: the span's own (was it stored before?), its trace's
+     * row (its count so far) and the trace's row again to add the chunk's
+     * figures (ON CONFLICT finds it by its key). The lookups are scalar
+     * subqueries and an upsert, not joins: joined, the planner chose hash
+     * joins over the project's whole `spans` and `traces` (20,000 tuples read
+     * an export on a table of 20,000 spans, growing with it) wherever it
+     * priced one scan below a hundred probes.
+     */
     const insertChunk = (projectId: string, records: string, resources: string, cap: number) =>
       sql<{ fresh: number; stored: string }>`
         WITH input AS (
           SELECT * FROM jsonb_to_recordset(${records}::jsonb) AS s(ord integer, ${sql.literal(COLUMNS)})
         ), fresh AS (
           SELECT i.*, row_number() OVER (PARTITION BY i.trace_id ORDER BY i.ord) AS n FROM input i
-          WHERE NOT EXISTS (
-            SELECT 1 FROM spans s WHERE s.project_id = ${projectId} AND s.trace_id = i.trace_id AND s.span_id = i.span_id
-          )
+          WHERE (SELECT 1 FROM spans s WHERE s.project_id = ${projectId} AND s.trace_id = i.trace_id AND s.span_id = i.span_id) IS NULL
         ), inserted AS (
           INSERT INTO spans (project_id, ${sql.literal(SPAN_COLUMNS.join(", "))})
           SELECT ${projectId}, ${sql.literal(spanValues("f"))}
-          FROM fresh f JOIN traces t ON t.project_id = ${projectId} AND t.trace_id = f.trace_id
-          WHERE f.n <= ${cap} - t.span_count
+          FROM fresh f
+          WHERE f.n <= ${cap} - (SELECT t.span_count FROM traces t WHERE t.project_id = ${projectId} AND t.trace_id = f.trace_id)
           ON CONFLICT DO NOTHING
           RETURNING trace_id, span_id, parent_span_id, name, start_ns, end_ns, status_code, service_name, resource_id
         ), resources_in AS (
@@ -227,25 +259,29 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
         ), counted AS (
           ${sql.literal(traceFigures("inserted"))}
         ), updated AS (
-          -- The name and service are the root span's once it has come, else the earliest span's.
-          UPDATE traces t SET
-            span_count = t.span_count + c.added,
-            error_count = t.error_count + c.errors,
-            start_ns = CASE WHEN t.span_count = 0 THEN c.first_start ELSE LEAST(t.start_ns, c.first_start) END,
-            end_ns = CASE WHEN t.span_count = 0 THEN c.last_end ELSE GREATEST(t.end_ns, c.last_end) END,
+          -- Every trace has its row (store's first statement made it), so this always updates it; the proposed row
+          -- holds the chunk's figures, its name and service its root span's if among them, else its earliest span's.
+          -- The trace's name and service are the root span's once it has come, else the earliest span's.
+          INSERT INTO traces AS t (project_id, trace_id, name, has_root, service_name, start_ns, end_ns, span_count, error_count)
+          SELECT ${projectId}, c.trace_id, COALESCE(c.root_name, c.first_name), c.root_name IS NOT NULL,
+            CASE WHEN c.root_name IS NOT NULL THEN c.root_service ELSE c.first_service END,
+            c.first_start, c.last_end, c.added, c.errors
+          FROM counted c
+          ON CONFLICT (project_id, trace_id) DO UPDATE SET
+            span_count = t.span_count + excluded.span_count,
+            error_count = t.error_count + excluded.error_count,
+            start_ns = CASE WHEN t.span_count = 0 THEN excluded.start_ns ELSE LEAST(t.start_ns, excluded.start_ns) END,
+            end_ns = CASE WHEN t.span_count = 0 THEN excluded.end_ns ELSE GREATEST(t.end_ns, excluded.end_ns) END,
             name = CASE
               WHEN t.has_root THEN t.name
-              WHEN c.root_name IS NOT NULL THEN c.root_name
-              WHEN t.span_count = 0 OR c.first_start < t.start_ns THEN c.first_name
+              WHEN excluded.has_root OR t.span_count = 0 OR excluded.start_ns < t.start_ns THEN excluded.name
               ELSE t.name END,
             service_name = CASE
               WHEN t.has_root THEN t.service_name
-              WHEN c.root_name IS NOT NULL THEN c.root_service
-              WHEN t.span_count = 0 OR c.first_start < t.start_ns THEN c.first_service
+              WHEN excluded.has_root OR t.span_count = 0 OR excluded.start_ns < t.start_ns THEN excluded.service_name
               ELSE t.service_name END,
-            has_root = t.has_root OR c.root_name IS NOT NULL,
+            has_root = t.has_root OR excluded.has_root,
             stored_at = now()
-          FROM counted c WHERE t.project_id = ${projectId} AND t.trace_id = c.trace_id
         )
         SELECT (SELECT count(*) FROM fresh)::integer AS fresh,
           COALESCE((SELECT json_agg(json_build_object('trace_id', trace_id, 'span_id', span_id)) FROM inserted),
@@ -273,7 +309,7 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
         sql<{ made: string; stored: number; created: string }>`
         WITH input AS (
           SELECT s.*, row_number() OVER (PARTITION BY s.trace_id ORDER BY s.ord) AS n
-          FROM jsonb_to_recordset(${JSON.stringify(rows.map(toRecord))}::jsonb) AS s(ord integer, ${sql.literal(COLUMNS)})
+          FROM jsonb_to_recordset(${recordsJson(rows)}::jsonb) AS s(ord integer, ${sql.literal(COLUMNS)})
         ), kept AS (
           SELECT * FROM input WHERE n <= ${cap}
         ), counted AS (
@@ -320,10 +356,11 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
         SELECT s.trace_id, s.span_id, s.parent_span_id, s.trace_state, s.name, s.kind, s.start_ns::text AS start_ns,
           s.end_ns::text AS end_ns, s.status_code, s.status_message, s.attributes, s.events, s.links,
           ${sql.literal(RESOURCE_OF)} AS resource, ${sql.literal(SCOPE_OF)} AS scope, s.convention, s.role
-        FROM spans s LEFT JOIN span_resources r ON r.project_id = s.project_id AND r.id = s.resource_id
-        WHERE s.project_id = ${projectId}
-          AND s.trace_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb))
-          AND s.role IS NOT NULL`.pipe(
+        FROM jsonb_array_elements_text(${JSON.stringify(traceIds)}::jsonb) AS t(id)
+          -- Each trace's spans by the primary key's prefix (not flattened into a join, which may scan the table).
+          CROSS JOIN LATERAL (SELECT * FROM spans s WHERE s.project_id = ${projectId} AND s.trace_id = t.id
+            AND s.role IS NOT NULL OFFSET 0) s
+          ${sql.literal(RESOURCE_JOIN)}`.pipe(
         Effect.map((records) =>
           records.map(
             (record): StoredSpan => ({

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { isoTimestampSql } from "../platform/db/SqlText.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import { RESOURCE_OF, SCOPE_OF } from "./SpansRepo.js"
+import { RESOURCE_JOIN, RESOURCE_OF, SCOPE_OF } from "./SpansRepo.js"
 
 export interface TraceFilters {
   readonly limit: number
@@ -77,7 +77,7 @@ export class TracesRepo extends Effect.Service<TracesRepo>()("svc/TracesRepo", {
         if (trace === undefined) return Option.none()
         const spans = yield* sql<{ json: string }>`
           SELECT ${sql.literal(SPAN)} AS json
-          FROM spans s LEFT JOIN span_resources r ON r.project_id = s.project_id AND r.id = s.resource_id
+          FROM spans s ${sql.literal(RESOURCE_JOIN)}
           WHERE s.project_id = ${projectId} AND s.trace_id = ${traceId}
           ORDER BY s.start_ns, s.span_id`
         return Option.some({ trace: trace.json, spans: spans.map((span) => span.json) })

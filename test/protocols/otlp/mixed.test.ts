@@ -9,7 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest"
 import { call, createProject, type Reply, stores, useGateway } from "../../support/layers.js"
-import { exportOf, jsonSpan, postJson, spanIdOf, traceIdOf } from "./otlp.js"
+import { exportOf, jsonSpan, postJson, spanIdOf, T0, traceIdOf } from "./otlp.js"
 
 const chat = (trace: number) =>
   jsonSpan({
@@ -103,5 +103,72 @@ describe.each(stores)("an export of new and stored traces ($name)", (storeUnderT
     expect(listed.body.traces.map((trace: { trace_id: string }) => trace.trace_id).sort()).toEqual(
       [traceIdOf(11), traceIdOf(12)].sort()
     )
+  })
+
+  it("keeps a trace's row as its services export their spans apart: name, service, times and counts", async () => {
+    const iso = (ms: number) => new Date(Number(T0 / 1_000_000n) + ms).toISOString()
+    const summary = async () => {
+      const got = await read(`/traces/${traceIdOf(21)}`)
+      expect(got.status, got.text).toBe(200)
+      return got.body.trace
+    }
+    const send = async (service: string, spans: ReadonlyArray<unknown>) => {
+      const answer = await postJson(gateway.current.baseUrl, apiKey, exportOf(spans, service))
+      expect(answer.text).toBe("{}")
+    }
+    // A child span first: the trace is named after it.
+    await send("db", [jsonSpan({ trace: 21, span: 5, parent: 1, name: "query", startMs: 50, durationMs: 10 })])
+    expect(await summary()).toMatchObject({
+      name: "query",
+      service_name: "db",
+      start_time: iso(50),
+      end_time: iso(60),
+      span_count: 1,
+      error_count: 0
+    })
+    // An earlier child (and a later one with an error) from another service: named after the earliest.
+    await send("cache", [
+      jsonSpan({ trace: 21, span: 4, parent: 1, name: "lookup", startMs: 30, durationMs: 5 }),
+      jsonSpan({ trace: 21, span: 6, parent: 1, name: "miss", startMs: 70, durationMs: 40, status: 2 })
+    ])
+    expect(await summary()).toMatchObject({
+      name: "lookup",
+      service_name: "cache",
+      start_time: iso(30),
+      end_time: iso(110),
+      span_count: 3,
+      error_count: 1
+    })
+    // The root span, though not the earliest: it names the trace from now on.
+    await send("api", [jsonSpan({ trace: 21, span: 1, name: "GET /answer", startMs: 40, durationMs: 100 })])
+    expect(await summary()).toMatchObject({
+      name: "GET /answer",
+      service_name: "api",
+      start_time: iso(30),
+      end_time: iso(140),
+      span_count: 4,
+      error_count: 1
+    })
+    // A still earlier child moves the start, not the name; a re-sent span counts once.
+    await send("edge", [
+      jsonSpan({ trace: 21, span: 7, parent: 1, name: "tls", startMs: 10, durationMs: 5, status: 2 }),
+      jsonSpan({ trace: 21, span: 5, parent: 1, name: "query", startMs: 50, durationMs: 10 })
+    ])
+    expect(await summary()).toMatchObject({
+      name: "GET /answer",
+      service_name: "api",
+      start_time: iso(10),
+      end_time: iso(140),
+      span_count: 5,
+      error_count: 2
+    })
+    const spans = (await read(`/traces/${traceIdOf(21)}`)).body.spans as Array<{ name: string; service_name: string }>
+    expect(spans.map((span) => [span.name, span.service_name])).toEqual([
+      ["tls", "edge"],
+      ["lookup", "cache"],
+      ["GET /answer", "api"],
+      ["query", "db"],
+      ["miss", "cache"]
+    ])
   })
 })
