@@ -304,6 +304,6 @@ export class Erasure extends Effect.Service<Erasure>()("svc/Erasure", {
  */
 export const eraseFromGateway = (projectId: string, userId: string, requestedBy: string) =>
   Effect.gen(function* () {
-    yield* (yield* Usage).flush
+    yield* (yield* Usage).flushOf(projectId)
     return yield* (yield* Erasure).erase(projectId, userId, requestedBy)
   })

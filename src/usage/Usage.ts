@@ -4,7 +4,7 @@
  * (project, UTC day, user) and written as one multi-row upsert every second,
  * so the hot write paths (message append, run ingest) pay a Map update, not
  * a contended row lock. A failed flush keeps its counts for the next one;
- * the last flush runs at shutdown. Reads flush this gateway's counts first,
+ * the last flush runs at shutdown. Reads flush this gateway's counts of their project first,
  * so what a gateway stored is in its own answers at once, and in other
  * gateways' within a second. A hard kill can lose at most the last second of
  * counts (never the data they count).
@@ -152,16 +152,38 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
     // or the read could run before that batch commits (on PostgreSQL, on another connection).
     const flushing = yield* Effect.makeSemaphore(1)
 
-    /** Writes everything counted so far; on failure the counts go back for the next flush. */
-    const flush = Effect.suspend(() => {
-      if (pending.size === 0) {
-        lastFlushedAt = clock.unsafeCurrentTimeMillis()
-        return Effect.void
-      }
-      const batch = pending
-      const since = pendingSince
-      pending = new Map()
-      pendingSince = undefined
+    /**
+     * Writes what was counted so far, of one project or of all (`projectId`
+     * undefined); on failure the counts go back for the next flush. A read
+     * flushes its own project's only: one project's statement stays on its
+     * shard under a database sharded by project (docs/operations.md
+     * "Sharding by project"); the timer writes every project's.
+     */
+    const flushOf = (projectId: string | undefined) =>
+      Effect.suspend(() => {
+        if (pending.size === 0) {
+          lastFlushedAt = clock.unsafeCurrentTimeMillis()
+          return Effect.void
+        }
+        let batch = pending
+        const since = pendingSince
+        if (projectId === undefined) {
+          pending = new Map()
+          pendingSince = undefined
+        } else {
+          batch = new Map()
+          for (const [key, entry] of pending) {
+            if (entry.projectId !== projectId) continue
+            batch.set(key, entry)
+            pending.delete(key)
+          }
+          if (batch.size === 0) return Effect.void
+          if (pending.size === 0) pendingSince = undefined
+        }
+        return writeBatch(batch, since, projectId === undefined)
+      }).pipe(flushing.withPermits(1), Effect.uninterruptible)
+
+    const writeBatch = (batch: Map<string, Pending>, since: number | undefined, all: boolean) => {
       writingSince = since
       // Sorted keys: two gateways flushing the same rows lock them in one order.
       const entries = [...batch.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, entry]) => entry)
@@ -180,7 +202,7 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
             return
           }
         }
-        lastFlushedAt = clock.unsafeCurrentTimeMillis()
+        if (all) lastFlushedAt = clock.unsafeCurrentTimeMillis()
       }).pipe(
         Effect.ensuring(
           Effect.sync(() => {
@@ -188,7 +210,9 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
           })
         )
       )
-    }).pipe(flushing.withPermits(1), Effect.uninterruptible)
+    }
+
+    const flush = flushOf(undefined)
 
     yield* flush.pipe(Effect.repeat(Schedule.spaced(Duration.seconds(1))), Effect.forkScoped)
     yield* Effect.addFinalizer(() => flush)
@@ -196,7 +220,7 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
     /** One row per day of the span (usageSpan), zeros included. */
     const daily = fn("Usage.daily")(function* (projectId: string, query: UsageQuery) {
       const { from, to } = yield* usageSpan(query, new Date(clock.unsafeCurrentTimeMillis()))
-      yield* flush
+      yield* flushOf(projectId)
       const rows = yield* sql<UsageCounts & { day: string; active_users: number }>`
         SELECT to_char(u.day, 'YYYY-MM-DD') AS day, ${sql.literal(sumColumns)}, count(*) FILTER (WHERE u.user_id <> '')::int AS active_users
         FROM usage_daily u
@@ -213,7 +237,7 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
     /** The same figures summed over the span; active users are distinct over it. */
     const period = fn("Usage.period")(function* (projectId: string, query: UsageQuery) {
       const { from, to } = yield* usageSpan(query, new Date(clock.unsafeCurrentTimeMillis()))
-      yield* flush
+      yield* flushOf(projectId)
       const [row] = yield* sql<UsageCounts & { active_users: number }>`
         SELECT ${sql.literal(sumColumns)}, count(DISTINCT NULLIF(u.user_id, ''))::int AS active_users
         FROM usage_daily u
@@ -237,6 +261,6 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
       }
     }
 
-    return { record, flush, daily, period, backlog } as const
+    return { record, flush, flushOf, daily, period, backlog } as const
   })
 }) {}

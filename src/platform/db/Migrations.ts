@@ -30,9 +30,10 @@ import spanResources from "./migrations/0025_span_resources.js"
 import dashboardSessions from "./migrations/0026_dashboard_sessions.js"
 import scoreSource from "./migrations/0027_score_source.js"
 import topics from "./migrations/0028_topics.js"
+import refreshTokenKey from "./migrations/0029_refresh_token_key.js"
 
 // Static imports: Migrator.fromFileSystem imports .ts natively and fails under vitest.
-const loader = Migrator.fromRecord({
+const migrations = {
   "0001_foundation": foundation,
   "0002_signing_keys": signingKeys,
   "0003_anonymous_sessions": anonymousSessions,
@@ -60,8 +61,14 @@ const loader = Migrator.fromRecord({
   "0025_span_resources": spanResources,
   "0026_dashboard_sessions": dashboardSessions,
   "0027_score_source": scoreSource,
-  "0028_topics": topics
-})
+  "0028_topics": topics,
+  "0029_refresh_token_key": refreshTokenKey
+}
+
+/** How many migrations there are: a store they have all run on records this many. */
+export const MIGRATION_COUNT = Object.keys(migrations).length
+
+const loader = Migrator.fromRecord(migrations)
 
 const TABLE = "effect_sql_migrations"
 

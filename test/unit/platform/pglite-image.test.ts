@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { afterAll, describe, expect, it } from "vitest"
 import * as Database from "../../../src/platform/db/Database.js"
+import { MIGRATION_COUNT } from "../../../src/platform/db/Migrations.js"
 import { createOptions } from "../../../src/platform/db/Pglite.js"
 import {
   type ImageStamp,
@@ -64,7 +65,7 @@ describe("the embedded store's prepared image", () => {
   it("the build made one with every migration, for the installed PGlite", () => {
     const stamp = readStamp(built)
     expect(stamp?.pglite).toBe(pgliteVersion())
-    expect(stamp?.migrations).toBe(28)
+    expect(stamp?.migrations).toBe(MIGRATION_COUNT)
   })
 
   it("unpacks into a data directory, PG_VERSION and all (not by initdb's fallback)", async () => {
@@ -78,30 +79,30 @@ describe("the embedded store's prepared image", () => {
   it("a first start unpacks it, and the next start opens what it made", async () => {
     const dataDir = fresh()
     expect(usableImage(dataDir, built)).toBe(built)
-    expect(await openWith(dataDir, built)).toEqual({ migrations: 28, topics: 0 })
+    expect(await openWith(dataDir, built)).toEqual({ migrations: MIGRATION_COUNT, topics: 0 })
     expect(fs.existsSync(path.join(dataDir, "PG_VERSION"))).toBe(true)
     expect(fs.existsSync(path.join(dataDir, "gateway.lock"))).toBe(false)
     // A database is there now: the image is not for it.
     expect(usableImage(dataDir, built)).toBeUndefined()
-    expect(await openWith(dataDir, built)).toEqual({ migrations: 28, topics: 0 })
+    expect(await openWith(dataDir, built)).toEqual({ migrations: MIGRATION_COUNT, topics: 0 })
   }, 60_000)
 
   it("an image of an older schema gets the newer migrations on top", async () => {
     const dir = fresh()
     const image = await bareImage(dir)
     const dataDir = fresh()
-    expect(await openWith(dataDir, image)).toEqual({ migrations: 28, topics: 0 })
+    expect(await openWith(dataDir, image)).toEqual({ migrations: MIGRATION_COUNT, topics: 0 })
   }, 120_000)
 
   it("an image made by another PGlite, or none, leaves the start to initdb", async () => {
     const dir = fresh()
     const image = path.join(dir, "pgdata.tar.gz")
     fs.copyFileSync(built, image)
-    const stamp: ImageStamp = { pglite: "0.0.1", key: "other", migrations: 28 }
+    const stamp: ImageStamp = { pglite: "0.0.1", key: "other", migrations: MIGRATION_COUNT }
     fs.writeFileSync(stampPath(image), JSON.stringify(stamp))
     expect(usableImage(fresh(), image)).toBeUndefined()
     expect(usableImage(fresh(), path.join(dir, "missing.tar.gz"))).toBeUndefined()
-    expect(await openWith(fresh(), image)).toEqual({ migrations: 28, topics: 0 })
+    expect(await openWith(fresh(), image)).toEqual({ migrations: MIGRATION_COUNT, topics: 0 })
   }, 120_000)
 
   it("a broken image is undone and initdb makes the database", async () => {
@@ -113,7 +114,7 @@ describe("the embedded store's prepared image", () => {
     fs.copyFileSync(stampPath(built), stampPath(image))
     const dataDir = fresh()
     fs.mkdirSync(path.join(dataDir, "blobs"))
-    expect(await openWith(dataDir, image)).toEqual({ migrations: 28, topics: 0 })
+    expect(await openWith(dataDir, image)).toEqual({ migrations: MIGRATION_COUNT, topics: 0 })
     expect(fs.existsSync(path.join(dataDir, "blobs"))).toBe(true)
   }, 120_000)
 })
