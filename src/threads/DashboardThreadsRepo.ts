@@ -73,7 +73,7 @@ export class DashboardThreadsRepo extends Effect.Service<DashboardThreadsRepo>()
       if (options.to !== undefined) conditions.push(sql`last_message_at < ${options.to.toISOString()}::timestamptz`)
       if (options.after !== undefined) {
         conditions.push(
-          sql`(last_message_at, id) < (${options.after.last_message_at.toISOString()}::timestamptz, ${options.after.id})`
+          sql`(last_message_at, id) < (${options.after.last_message_at}::timestamptz, ${options.after.id})`
         )
       }
       return withCounts(sql.and(conditions), options.limit)

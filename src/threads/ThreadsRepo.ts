@@ -48,7 +48,7 @@ export interface ListOptions {
   readonly limit: number
   readonly isArchived: boolean | undefined
   /** The position of the last thread of the previous page. */
-  readonly after: { readonly id: string; readonly last_message_at: Date } | undefined
+  readonly after: ThreadPosition | undefined
 }
 
 const COLUMNS =
@@ -58,7 +58,12 @@ const PROJECT_COLUMNS = `${COLUMNS}, topic_id`
 
 /** Where a thread sits in the list order (or sat, when deleted: its tombstone). */
 export interface ThreadPosition {
-  readonly last_message_at: Date
+  /**
+   * As the database's text, to the microsecond: an append moves last_message_at to its commit time
+   * (microseconds), and a cursor cut to a Date's milliseconds would skip the threads of the same
+   * millisecond that sort after it.
+   */
+  readonly last_message_at: string
   readonly id: string
 }
 
@@ -92,7 +97,7 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       const cursor =
         options.after === undefined
           ? sql``
-          : sql`AND (last_message_at, id) < (${options.after.last_message_at.toISOString()}::timestamptz, ${options.after.id})`
+          : sql`AND (last_message_at, id) < (${options.after.last_message_at}::timestamptz, ${options.after.id})`
       return sql`WHERE ${scope} ${archived} ${cursor} ORDER BY last_message_at DESC, id DESC LIMIT ${options.limit}`
     }
     const page = (scope: Statement.Fragment, options: ListOptions) =>
@@ -110,10 +115,10 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       position: fn("ThreadsRepo.position")(
         (scope: TenantScope, id: string) =>
           sql<ThreadPosition>`
-            SELECT last_message_at, id FROM threads
+            SELECT last_message_at::text AS last_message_at, id FROM threads
             WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}
             UNION ALL
-            SELECT last_message_at, id FROM thread_tombstones
+            SELECT last_message_at::text AS last_message_at, id FROM thread_tombstones
             WHERE project_id = ${scope.projectId} AND workspace_id = ${scope.workspaceId} AND id = ${id}`.pipe(
             Effect.map(first)
           ),
@@ -130,9 +135,9 @@ export class ThreadsRepo extends Effect.Service<ThreadsRepo>()("svc/ThreadsRepo"
       positionInProject: fn("ThreadsRepo.positionInProject")(
         (projectId: string, id: string) =>
           sql<ThreadPosition>`
-            SELECT last_message_at, id FROM threads WHERE project_id = ${projectId} AND id = ${id}
+            SELECT last_message_at::text AS last_message_at, id FROM threads WHERE project_id = ${projectId} AND id = ${id}
             UNION ALL
-            SELECT last_message_at, id FROM thread_tombstones WHERE project_id = ${projectId} AND id = ${id}`.pipe(
+            SELECT last_message_at::text AS last_message_at, id FROM thread_tombstones WHERE project_id = ${projectId} AND id = ${id}`.pipe(
             Effect.map(first)
           ),
         Effect.orDie

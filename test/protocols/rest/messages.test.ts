@@ -129,9 +129,10 @@ describe.each(stores)("messages ($name)", (storeUnderTest) => {
     it("a message id is always above the thread's largest so far (ids grow in commit order within a thread)", async () => {
       const threadId = await newThread(alice)
       const first = await newMessage(alice, threadId)
-      // As if an append on another gateway, whose clock runs ahead, had committed a larger id.
-      // Far enough apart (an id after another is up to 2^40 above it) that each stays the largest when set.
-      const ahead = [`msg_7${"Z".repeat(15)}${"0".repeat(10)}`, `msg_7${"Z".repeat(16)}${"0".repeat(9)}`]
+      // As if an append on another gateway, whose clock runs ahead, had committed a larger id. The id made
+      // above one is in its next millisecond (MessagesRepo idAboveSql), so the second is a millisecond after
+      // the first, and stays the largest when set.
+      const ahead = [`msg_7ZZZZZZZZY${"Z".repeat(16)}`, `msg_7ZZZZZZZZZ${"Z".repeat(16)}`]
       const made: Array<string> = []
       for (const largest of ahead) {
         await gateway.sql("UPDATE threads SET last_message_id = $1 WHERE id = $2", [largest, threadId])

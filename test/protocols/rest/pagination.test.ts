@@ -54,6 +54,20 @@ describe.each(stores)("pagination ($name)", (storeUnderTest) => {
     apiKey = (await createProject(gateway)).api_key
   })
   describe("GET /threads", () => {
+    it("threads of one millisecond, apart by microseconds (an append's commit time), are each listed once", async () => {
+      const client = inWorkspace("ws-micro")
+      const made = [await newThread(client), await newThread(client), await newThread(client)]
+      // An append moves last_message_at to its commit time, to the microsecond: the cursor must keep them.
+      for (const [index, id] of made.entries()) {
+        await gateway.sql("UPDATE threads SET last_message_at = $1::timestamptz WHERE id = $2", [
+          `2026-11-20T10:00:00.123${index + 1}00Z`,
+          id
+        ])
+      }
+      const walked = await walkThreads(client, 1)
+      expect(ids(walked)).toEqual([...made].reverse())
+    })
+
     it("pages default to 20, limit=100 gives 100, limit=500 is clamped to 100", async () => {
       const client = inWorkspace("ws-many")
       await inBatches(105, () => newThread(client))
