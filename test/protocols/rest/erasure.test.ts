@@ -286,9 +286,11 @@ describe.each(cases)("erasure of one user ($name)", ({ store, blobs }: { store: 
   })
 
   it("deletes exactly the user's rows and blobs, answers their counts, and keeps an audit record", async () => {
-    // Reading usage writes this gateway's pending counts first: the snapshot sees every rollup row.
+    // Reading a project's usage writes this gateway's pending counts of that project first (only that
+    // project's: Usage.flushOf): with both read, the snapshot sees every rollup row.
     const usageBefore = await asProject(gateway(), project.api_key)("/usage/period")
     expect(usageBefore.status, usageBefore.text).toBe(200)
+    expect((await asProject(gateway(), other.api_key)("/usage/period")).status).toBe(200)
     const before = await snapshot(gateway())
     const doomed = await doomedBy(gateway(), project.project_id, "alice")
     // The fixture holds every kind, for each user.

@@ -52,7 +52,8 @@ const MIGRATIONS = [
   "span_resources",
   "dashboard_sessions",
   "score_source",
-  "topics"
+  "topics",
+  "refresh_token_key"
 ]
 
 const migrationsApplied = (sql: SqlClient.SqlClient) =>
