@@ -39,6 +39,13 @@ port="${3:?usage: scripts/pgbouncer.sh start DIR PORT [HOST [PORT]]}"
 upstream_host="${4:-127.0.0.1}"
 upstream_port="${5:-5432}"
 
+answers() { (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; }
+# Something else on the port would answer the wait below in its place.
+if answers; then
+  echo "pgbouncer.sh: 127.0.0.1:$port is in use; choose another port" >&2
+  exit 1
+fi
+
 if ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ]; then
   echo "PgBouncer is not installed; installing Debian's pgbouncer" >&2
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y pgbouncer >&2 ||
@@ -80,7 +87,7 @@ else
 fi
 
 for _ in $(seq 1 50); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+  if answers; then
     echo "postgres://postgres@127.0.0.1:$port/postgres"
     exit 0
   fi
