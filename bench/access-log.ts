@@ -46,7 +46,8 @@ const ours = (logLines: boolean, line: InfoLine | null = null) =>
     metrics: makeMetrics({
       usageBacklog: () => ({ pending: 0, lagMs: 0, lastFlushedAt: undefined }),
       pool: Option.none(),
-      logLinesDropped: () => 0
+      logLinesDropped: () => 0,
+      traceBatches: () => ({ batches: 0, inputs: 0 })
     })
   })
 

@@ -14,6 +14,7 @@ import { AppConfig } from "../src/platform/Config.js"
 import { DatabasePool } from "../src/platform/db/DatabasePool.js"
 import { InfoLineRef, LogLevelConfig } from "../src/platform/telemetry/Logging.js"
 import { LogSinkRef } from "../src/platform/telemetry/LogSink.js"
+import { Traces } from "../src/traces/Traces.js"
 import { Usage } from "../src/usage/Usage.js"
 import { accessLog } from "./AccessLog.js"
 import { BlobRoutes } from "./Blobs.js"
@@ -122,8 +123,14 @@ export const HttpLive = Layer.unwrapEffect(
     const usage = yield* Usage
     const pool = yield* DatabasePool
     const sink = yield* LogSinkRef
+    const traces = yield* Traces
     const metrics = metricsConfig.enabled
-      ? makeMetrics({ usageBacklog: usage.backlog, pool: pool.stats, logLinesDropped: sink.dropped })
+      ? makeMetrics({
+          usageBacklog: usage.backlog,
+          pool: pool.stats,
+          logLinesDropped: sink.dropped,
+          traceBatches: traces.batches
+        })
       : undefined
     // One route table: the gateway middleware's rules and the access log's route labels.
     const table = makeRouteTable(maxBodyBytes)

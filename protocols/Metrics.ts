@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client"
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client"
 import { Unauthorized } from "../schema/Errors.js"
 import type { PoolStats } from "../src/platform/db/DatabasePool.js"
 import type { UsageBacklog } from "../src/usage/Usage.js"
@@ -51,6 +51,8 @@ export interface MetricSources {
   readonly pool: Option.Option<() => PoolStats>
   /** Log lines dropped since the start because stdout did not keep up (src/platform/telemetry/LogSink.ts). */
   readonly logLinesDropped: () => number
+  /** Statements that stored new traces, and the exports they carried (batched under load: src/traces/Traces.ts). */
+  readonly traceBatches: () => { readonly batches: number; readonly inputs: number }
 }
 
 export interface GatewayMetrics {
@@ -105,6 +107,24 @@ export const makeMetrics = (sources: MetricSources): GatewayMetrics => {
     registers: [registry],
     collect() {
       this.set(sources.logLinesDropped())
+    }
+  })
+  new Counter({
+    name: "svc_otlp_new_trace_statements_total",
+    help: "Statements that stored traces new to the store; fewer than the exports they carried when exports were batched under load",
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(sources.traceBatches().batches)
+    }
+  })
+  new Counter({
+    name: "svc_otlp_new_trace_exports_total",
+    help: "Exports whose new traces were stored by those statements",
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(sources.traceBatches().inputs)
     }
   })
   if (Option.isSome(sources.pool)) {

@@ -48,18 +48,23 @@ export interface StoreOutcome {
 export interface NewTracesOutcome {
   /** The traces it made, with their spans and runs; the export's other traces held spans, or were being written. */
   readonly made: ReadonlyArray<string>
-  /** Spans it stored: those of the traces made, up to the cap each. */
-  readonly stored: number
+  /** Spans it stored, by trace: those of the traces made, up to the cap each. */
+  readonly stored: Readonly<Record<string, number>>
   /** The runs it made now. */
   readonly created: ReadonlyArray<DerivedRunWritten>
 }
 
 /** Whether storeNew takes these spans in one statement (else `store`, in chunks). */
-export const fitsOneStatement = (rows: ReadonlyArray<SpanRow>): boolean => {
-  if (rows.length > CHUNK_SPANS) return false
+export const fitsOneStatement = (rows: ReadonlyArray<SpanRow>): boolean => fitsTogether(rows.length, bytesOf(rows))
+
+/** Whether spans of this count and size go in one statement of storeNew (exports batched together). */
+export const fitsTogether = (spans: number, bytes: number): boolean => spans <= CHUNK_SPANS && bytes <= CHUNK_BYTES
+
+/** The spans' size as a statement carries them. */
+export const bytesOf = (rows: ReadonlyArray<SpanRow>): number => {
   let bytes = 0
   for (const row of rows) bytes += row.bytes
-  return bytes <= CHUNK_BYTES
+  return bytes
 }
 
 /** A span read back with what the run mapping needs. */
@@ -306,7 +311,7 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
       cap: number
     ) =>
       Effect.map(
-        sql<{ made: string; stored: number; created: string }>`
+        sql<{ made: string; stored: string; created: string }>`
         WITH input AS (
           SELECT s.*, row_number() OVER (PARTITION BY s.trace_id ORDER BY s.ord) AS n
           FROM jsonb_to_recordset(${recordsJson(rows)}::jsonb) AS s(ord integer, ${sql.literal(COLUMNS)})
@@ -340,12 +345,13 @@ export class SpansRepo extends Effect.Service<SpansRepo>()("svc/SpansRepo", {
           ${upsertDerivedSql(sql, projectId, JSON.stringify(runs), "inserted")}
         )
         SELECT COALESCE((SELECT json_agg(trace_id) FROM made), '[]')::text AS made,
-          (SELECT count(*) FROM inserted)::integer AS stored,
+          COALESCE((SELECT json_object_agg(trace_id, n)
+            FROM (SELECT trace_id, count(*) AS n FROM inserted GROUP BY trace_id) AS c), '{}')::text AS stored,
           COALESCE((SELECT json_agg(json_build_object('id', id, 'trace_id', trace_id, 'span_id', span_id, 'created', true))
             FROM runs_in WHERE created), '[]')::text AS created`,
         ([outcome]): NewTracesOutcome => ({
           made: JSON.parse(outcome?.made ?? "[]") as NewTracesOutcome["made"],
-          stored: outcome?.stored ?? 0,
+          stored: JSON.parse(outcome?.stored ?? "{}") as NewTracesOutcome["stored"],
           created: JSON.parse(outcome?.created ?? "[]") as NewTracesOutcome["created"]
         })
       )

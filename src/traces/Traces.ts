@@ -4,8 +4,9 @@
  * recognised (src/traces/GenAiSpans.ts), stored once per (trace id, span id) with at
  * most 500 spans a trace across exports, and the model calls among them
  * become runs (src/traces/TraceRuns.ts) in the same transaction: one
- * statement for the traces new to the store (SpansRepo.storeNew), the
- * transaction of several under each trace's lock for the others. What is
+ * statement for the traces new to the store (SpansRepo.storeNew, batched
+ * with other exports of the project under load), the transaction of several
+ * under each trace's lock for the others. What is
  * refused is counted and said, never shortened; the rest is kept.
  */
 import * as Clock from "effect/Clock"
@@ -17,11 +18,12 @@ import { NotFound } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { INT64_MAX, type TraceListQuery } from "../../schema/Trace.js"
 import { DatabasePool } from "../platform/db/DatabasePool.js"
+import { makeGroupCommit } from "../platform/GroupCommit.js"
 import { fn } from "../platform/telemetry/Traced.js"
-import { Runs } from "../runs/Runs.js"
+import { type DerivedRunRow, Runs } from "../runs/Runs.js"
 import { checkSpans, refusalReason } from "./SpanChecks.js"
 import type { SpanInput } from "./SpanModel.js"
-import { fitsOneStatement, type SpanRow, SpansRepo } from "./SpansRepo.js"
+import { bytesOf, fitsOneStatement, fitsTogether, type ResourceRow, type SpanRow, SpansRepo } from "./SpansRepo.js"
 import { type Derived, type NewPart, TraceRuns } from "./TraceRuns.js"
 import { TracesRepo } from "./TracesRepo.js"
 
@@ -60,6 +62,30 @@ export interface DecodedExport {
   readonly spans: ReadonlyArray<SpanInput>
   readonly invalid: number
   readonly invalidReason: string
+}
+
+/** An export's traces new to the store, to be written by storeNew (alone, or batched with others of its project). */
+interface NewTracesWrite {
+  readonly rows: ReadonlyArray<SpanRow>
+  readonly resources: ReadonlyArray<ResourceRow>
+  readonly planned: ReadonlyArray<DerivedRunRow>
+  readonly traceIds: ReadonlySet<string>
+  readonly bytes: number
+}
+
+/** An export's share of a storeNew statement. */
+interface NewTracesShare {
+  /** Its traces the statement made (the others held spans, or were being made). */
+  readonly made: ReadonlySet<string>
+  /** Its spans stored. */
+  readonly stored: number
+}
+
+/** A batch being gathered: its spans, bytes and traces (exports of one trace never share a statement). */
+interface BatchSize {
+  readonly spans: number
+  readonly bytes: number
+  readonly traceIds: Set<string>
 }
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`
@@ -121,6 +147,54 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
       Option.match(pool.stats, { onNone: () => EMBEDDED_AT_ONCE, onSome: (stats) => stats().max })
     )
     const decoding = yield* Effect.makeSemaphore(DECODE_BUDGET_KIB)
+    const cap = Limits.trace.spansPerTraceMax
+
+    /**
+     * Exports of one project's new traces, batched under load
+     * (src/platform/GroupCommit.ts): while one project's statement runs, the
+     * exports that arrive gather behind it and go in the next, up to one
+     * statement's size (2,000 spans, 1 MB); exports that share a trace do
+     * not share a statement. Each export still gets what it alone would have:
+     * its traces made, its spans stored (the statement counts them by trace).
+     */
+    const newTraces = makeGroupCommit({
+      sizeOf: (write: NewTracesWrite): BatchSize => ({
+        spans: write.rows.length,
+        bytes: write.bytes,
+        traceIds: new Set(write.traceIds)
+      }),
+      joins: (size: BatchSize, write: NewTracesWrite): BatchSize | undefined => {
+        if (!fitsTogether(size.spans + write.rows.length, size.bytes + write.bytes)) return undefined
+        for (const traceId of write.traceIds) if (size.traceIds.has(traceId)) return undefined
+        for (const traceId of write.traceIds) size.traceIds.add(traceId)
+        return { spans: size.spans + write.rows.length, bytes: size.bytes + write.bytes, traceIds: size.traceIds }
+      },
+      write: (projectId: string, writes: ReadonlyArray<NewTracesWrite>) =>
+        Effect.gen(function* () {
+          const rows = writes.flatMap((write) => write.rows)
+          const planned = writes.flatMap((write) => write.planned)
+          // A resource named by several exports is written once.
+          const resources = [
+            ...new Map(writes.flatMap((write) => write.resources.map((r) => [r.id, r] as const))).values()
+          ]
+          // In a transaction of its own, one statement long: a gateway killed while the statement waits leaves
+          // nothing (its session ends with the transaction open), as it leaves nothing of `store`'s.
+          const outcome = yield* spans.transaction(spans.storeNew(projectId, rows, resources, planned, cap))
+          // Committed: the runs made count in usage now, whichever export's answer is still to be written.
+          if (outcome.made.length > 0) traceRuns.madeOf(projectId, planned, outcome.created).recordUsage()
+          const made = new Set(outcome.made)
+          return writes.map((write): NewTracesShare => {
+            const mine = new Set<string>()
+            let stored = 0
+            for (const traceId of write.traceIds) {
+              if (!made.has(traceId)) continue
+              mine.add(traceId)
+              stored += outcome.stored[traceId] ?? 0
+            }
+            return { made: mine, stored }
+          })
+        })
+    })
 
     const store = (projectId: string, decoded: DecodedExport) =>
       Effect.gen(function* () {
@@ -133,24 +207,26 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
           reasons.push(refusalReason(rule, count))
         }
         if (checked.rows.length === 0) return { rejected, message: reasons.join("; ") } satisfies ExportOutcome
-        const cap = Limits.trace.spansPerTraceMax
         let rows = checked.rows
         let fresh = 0
         let stored = 0
         const made: Array<Derived> = []
-        // Traces new to the store (the usual export: a batch of whole traces), with their runs, in one statement.
-        // Not when the runs' events are wanted (their deliveries are written with them), nor for a large export.
+        // Traces new to the store (the usual export: a batch of whole traces), with their runs, in one statement,
+        // batched with other exports of the project under load. Not when the runs' events are wanted (their
+        // deliveries are written with them), nor for a large export.
         if (fitsOneStatement(rows) && !(yield* traceRuns.eventsWanted(projectId))) {
           const planned = yield* traceRuns.plan(projectId, partsOfNewTraces(rows, cap), [])
-          // In a transaction of its own, one statement long: a gateway killed while the statement waits leaves
-          // nothing (its session ends with the transaction open), as it leaves nothing of `store`'s.
-          const outcome = yield* spans.transaction(spans.storeNew(projectId, rows, checked.resources, planned, cap))
-          if (outcome.made.length > 0) {
-            const newTraces = new Set(outcome.made)
-            rows = rows.filter((row) => !newTraces.has(row.span.trace_id))
+          const share = yield* newTraces.submit(projectId, {
+            rows,
+            resources: checked.resources,
+            planned,
+            traceIds: new Set(rows.map((row) => row.span.trace_id)),
+            bytes: bytesOf(rows)
+          })
+          if (share.made.size > 0) {
+            rows = rows.filter((row) => !share.made.has(row.span.trace_id))
             fresh += checked.rows.length - rows.length
-            stored += outcome.stored
-            made.push(traceRuns.madeOf(projectId, planned, outcome.created))
+            stored += share.stored
           }
         }
         if (rows.length > 0) {
@@ -247,6 +323,6 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
       return { trace: found.value.trace, spans: found.value.spans, runs: linked }
     })
 
-    return { ingest, listJson, getJson } as const
+    return { ingest, listJson, getJson, batches: newTraces.stats } as const
   })
 }) {}

@@ -159,28 +159,33 @@ export class Usage extends Effect.Service<Usage>()("svc/Usage", {
      * shard under a database sharded by project (docs/operations.md
      * "Sharding by project"); the timer writes every project's.
      */
+    /** Takes the pending counts out to be written: all of them, or one project's. */
+    const takePending = (projectId: string | undefined): Map<string, Pending> => {
+      if (projectId === undefined) {
+        const all = pending
+        pending = new Map()
+        pendingSince = undefined
+        return all
+      }
+      const mine = new Map<string, Pending>()
+      for (const [key, entry] of pending) {
+        if (entry.projectId !== projectId) continue
+        mine.set(key, entry)
+        pending.delete(key)
+      }
+      if (pending.size === 0) pendingSince = undefined
+      return mine
+    }
+
     const flushOf = (projectId: string | undefined) =>
       Effect.suspend(() => {
         if (pending.size === 0) {
           lastFlushedAt = clock.unsafeCurrentTimeMillis()
           return Effect.void
         }
-        let batch = pending
         const since = pendingSince
-        if (projectId === undefined) {
-          pending = new Map()
-          pendingSince = undefined
-        } else {
-          batch = new Map()
-          for (const [key, entry] of pending) {
-            if (entry.projectId !== projectId) continue
-            batch.set(key, entry)
-            pending.delete(key)
-          }
-          if (batch.size === 0) return Effect.void
-          if (pending.size === 0) pendingSince = undefined
-        }
-        return writeBatch(batch, since, projectId === undefined)
+        const batch = takePending(projectId)
+        return batch.size === 0 ? Effect.void : writeBatch(batch, since, projectId === undefined)
       }).pipe(flushing.withPermits(1), Effect.uninterruptible)
 
     const writeBatch = (batch: Map<string, Pending>, since: number | undefined, all: boolean) => {

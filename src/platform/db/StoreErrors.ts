@@ -47,23 +47,34 @@ const stateOf = (cause: unknown): string | undefined => {
 const messageOf = (cause: unknown): string =>
   cause instanceof Error ? cause.message : typeof cause === "string" ? cause : ""
 
-/** The cause, or one it wraps (`.cause`, an AggregateError's `.errors`), at most 5 deep, says unreachable. */
-const unreachableCause = (cause: unknown, depth: number): boolean => {
+/**
+ * Whether the cause, or one it wraps (`.cause`, an AggregateError's
+ * `.errors`: Node reports a refused connection to every address of a host as
+ * one), at most 5 deep, is one `judge` says yes to: its first verdict on the
+ * way in decides (undefined: look at what it wraps).
+ */
+const someCause = (cause: unknown, judge: (cause: object) => boolean | undefined, depth = 0): boolean => {
   if (depth > 5 || typeof cause !== "object" || cause === null) return false
+  const verdict = judge(cause)
+  if (verdict !== undefined) return verdict
+  if ("errors" in cause && Array.isArray(cause.errors) && cause.errors.some((e) => someCause(e, judge, depth + 1))) {
+    return true
+  }
+  return "cause" in cause && someCause(cause.cause, judge, depth + 1)
+}
+
+/** A cause that says unreachable. */
+const unreachable = (cause: object): boolean | undefined => {
   const code = stateOf(cause) ?? ""
   if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true
   // A server's error of another SQLSTATE is not unreachability, whatever its message quotes (a client's value).
   if (/^[0-9A-Z]{5}$/.test(code)) return false
-  if (UNAVAILABLE_MESSAGE.test(messageOf(cause))) return true
-  // Node reports a refused connection to every address of a host as an AggregateError.
-  if ("errors" in cause && Array.isArray(cause.errors) && cause.errors.some((e) => unreachableCause(e, depth + 1))) {
-    return true
-  }
-  return "cause" in cause && unreachableCause(cause.cause, depth + 1)
+  return UNAVAILABLE_MESSAGE.test(messageOf(cause)) ? true : undefined
 }
 
 /** The store cannot be reached now (or is shutting down, or starting): it may come back by itself. */
-export const isUnreachable = (error: unknown): boolean => error instanceof SqlError && unreachableCause(error.cause, 0)
+export const isUnreachable = (error: unknown): boolean =>
+  error instanceof SqlError && someCause(error.cause, unreachable)
 
 /** Codes of a connection that was never made: nothing of a statement reached the server. */
 const NOT_CONNECTED_CODES = new Set([
@@ -84,12 +95,9 @@ const NOT_CONNECTED_CODES = new Set([
 const NOT_SENT_MESSAGE =
   /^Failed to acquire connection|^PgClient: Failed to connect|timeout exceeded when trying to connect|not queryable/i
 
-const notSent = (cause: unknown, depth: number): boolean => {
-  if (depth > 5 || typeof cause !== "object" || cause === null) return false
-  if (NOT_CONNECTED_CODES.has(stateOf(cause) ?? "") || NOT_SENT_MESSAGE.test(messageOf(cause))) return true
-  if ("errors" in cause && Array.isArray(cause.errors) && cause.errors.some((e) => notSent(e, depth + 1))) return true
-  return "cause" in cause && notSent(cause.cause, depth + 1)
-}
+/** A cause that says the statement was never sent. */
+const notSent = (cause: object): true | undefined =>
+  NOT_CONNECTED_CODES.has(stateOf(cause) ?? "") || NOT_SENT_MESSAGE.test(messageOf(cause)) ? true : undefined
 
 /**
  * The store became unreachable while a statement may have been running: the
@@ -99,7 +107,7 @@ const notSent = (cause: unknown, depth: number): boolean => {
  */
 export const mayHaveRun = (error: unknown): boolean =>
   isUnreachable(error) &&
-  !(error instanceof SqlError && (NOT_SENT_MESSAGE.test(error.message) || notSent(error.cause, 0)))
+  !(error instanceof SqlError && (NOT_SENT_MESSAGE.test(error.message) || someCause(error.cause, notSent)))
 
 /**
  * One line on why the store could not be opened at start, naming the

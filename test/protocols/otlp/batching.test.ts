@@ -1,0 +1,172 @@
+/**
+ * Exports of one project's new traces are batched under load
+ * (src/platform/GroupCommit.ts, src/traces/Traces.ts): while a statement
+ * runs, the exports that arrive gather behind it and go in the next one.
+ * Each export still gets what it alone would have: its spans kept once, its
+ * runs made once, its own refusals counted and said; two exports of one trace
+ * never share a statement.
+ */
+
+import * as Redacted from "effect/Redacted"
+import pg from "pg"
+import { beforeAll, describe, expect, it } from "vitest"
+import { call, createProject, stores, useGateway } from "../../support/layers.js"
+import { exportOf, jsonSpan, postJson, traceIdOf } from "./otlp.js"
+
+/** Trace `trace`: an agent span and a model call under it (one run). */
+const traceSpans = (trace: number) => [
+  jsonSpan({ trace, span: 1, name: `agent ${trace}` }),
+  jsonSpan({
+    trace,
+    span: 2,
+    parent: 1,
+    name: "chat gpt-4o-mini",
+    attributes: {
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "gpt-4o-mini",
+      "gen_ai.usage.input_tokens": 10,
+      "gen_ai.usage.output_tokens": 5
+    }
+  })
+]
+
+/** The gateway's figures of new-trace statements and the exports they carried. */
+const batchFigures = async (baseUrl: string) => {
+  const text = (await call(baseUrl, "GET", "/metrics")).text
+  const figure = (name: string) => {
+    const line = text.split("\n").find((entry) => entry.startsWith(`${name} `))
+    if (line === undefined) throw new Error(`${name} is not in /metrics`)
+    return Number(line.split(" ")[1])
+  }
+  return {
+    statements: figure("svc_otlp_new_trace_statements_total"),
+    exports: figure("svc_otlp_new_trace_exports_total")
+  }
+}
+
+describe.each(stores)("exports batched under load ($name)", (storeUnderTest) => {
+  const gateway = useGateway(storeUnderTest)
+  let apiKey: string
+  let projectId: string
+
+  beforeAll(async () => {
+    const project = await createProject(gateway.current, "batching")
+    apiKey = project.api_key
+    projectId = project.project_id
+  })
+
+  const count = async (text: string, params: ReadonlyArray<unknown>) =>
+    Number((await gateway.current.sql<{ n: number }>(text, params))[0]?.n)
+
+  it("gives each of many exports sent at once its own outcome, every span and run stored once", async () => {
+    // 40 exports of two traces each, an export of a trace's first half and one of its second half,
+    // and an export with a span past its trace's cap: all at once.
+    const plain = Array.from({ length: 40 }, (_, i) =>
+      exportOf([...traceSpans(1000 + 2 * i), ...traceSpans(1001 + 2 * i)])
+    )
+    const halves = [
+      exportOf([jsonSpan({ trace: 2000, span: 1, name: "halves" }), jsonSpan({ trace: 2000, span: 2, parent: 1 })]),
+      exportOf([jsonSpan({ trace: 2000, span: 3, parent: 1 }), jsonSpan({ trace: 2000, span: 4, parent: 1 })])
+    ]
+    const overCap = exportOf(
+      Array.from({ length: 501 }, (_, i) => jsonSpan({ trace: 3000, span: i + 1, ...(i === 0 ? {} : { parent: 1 }) }))
+    )
+    const before = await batchFigures(gateway.current.baseUrl)
+    const replies = await Promise.all(
+      [...plain, ...halves, overCap].map((body) => postJson(gateway.current.baseUrl, apiKey, body))
+    )
+    for (const reply of replies.slice(0, -1)) expect(reply.text).toBe("{}")
+    const last = replies.at(-1)
+    expect(last?.status).toBe(200)
+    expect(last?.body.partialSuccess.rejectedSpans).toBe("1")
+    expect(last?.body.partialSuccess.errorMessage).toContain("past the 500th of its trace")
+
+    const after = await batchFigures(gateway.current.baseUrl)
+    // Every export went to a new-trace statement (the second half alone: its trace was the first half's).
+    expect(after.exports - before.exports).toBe(plain.length + halves.length + 1)
+    expect(after.statements - before.statements).toBeLessThanOrEqual(after.exports - before.exports)
+
+    expect(await count("SELECT count(*)::int AS n FROM spans WHERE project_id = $1", [projectId])).toBe(
+      plain.length * 4 + 4 + 500
+    )
+    expect(
+      await count("SELECT count(*)::int AS n FROM runs WHERE project_id = $1 AND trace_id IS NOT NULL", [projectId])
+    ).toBe(plain.length * 2)
+    const traces = await gateway.current.sql<{ trace_id: string; span_count: number }>(
+      "SELECT trace_id, span_count FROM traces WHERE project_id = $1 AND trace_id IN ($2, $3, $4)",
+      [projectId, traceIdOf(1000), traceIdOf(2000), traceIdOf(3000)]
+    )
+    expect(new Map(traces.map((row) => [row.trace_id, Number(row.span_count)]))).toEqual(
+      new Map([
+        [traceIdOf(1000), 2],
+        [traceIdOf(2000), 4],
+        [traceIdOf(3000), 500]
+      ])
+    )
+    // The runs count in usage once each.
+    const usage = await call(gateway.current.baseUrl, "GET", "/v1/projects/usage/period", {
+      headers: { authorization: `Bearer ${apiKey}` }
+    })
+    expect(usage.status, usage.text).toBe(200)
+    expect(JSON.stringify(usage.body)).toContain(`"runs":${plain.length * 2}`)
+  })
+
+  it.runIf(storeUnderTest.name === "postgres")(
+    "writes the exports that arrive while a statement waits in one statement after it",
+    async () => {
+      const store = gateway.store
+      if (store.kind !== "postgres") throw new Error("a PostgreSQL store was expected")
+      const holder = new pg.Client({ connectionString: Redacted.value(store.url) })
+      await holder.connect()
+      try {
+        // Inserts into traces wait while this lock is held: the first export's statement waits on it.
+        await holder.query("BEGIN")
+        await holder.query("LOCK TABLE traces IN SHARE MODE")
+        const before = await batchFigures(gateway.current.baseUrl)
+        const first = postJson(gateway.current.baseUrl, apiKey, exportOf(traceSpans(5000)))
+        for (let waited = 0; ; waited += 20) {
+          const waiting = await holder.query(
+            "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'traces'::regclass"
+          )
+          if (waiting.rows[0].n > 0) break
+          if (waited > 10_000) throw new Error("the first export's statement never waited on the lock")
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+        // Three more: an export waiting in a batch holds its turn, and the tests' gateway has five (its pool's
+        // connections); a sixth export would wait for a turn (then 503) instead of joining.
+        const rest = Array.from({ length: 3 }, (_, i) =>
+          postJson(gateway.current.baseUrl, apiKey, exportOf(traceSpans(5001 + i)))
+        )
+        // Each of the three has joined the batch behind the waiting statement once it is counted.
+        for (let waited = 0; ; waited += 20) {
+          const now = await batchFigures(gateway.current.baseUrl)
+          if (now.exports - before.exports === 4) break
+          if (waited > 10_000) {
+            const activity = await holder.query(
+              "SELECT state, wait_event_type, wait_event, left(query, 120) AS q FROM pg_stat_activity WHERE datname = current_database()"
+            )
+            throw new Error(
+              `the three exports did not reach the batch: ${JSON.stringify(now)} ${JSON.stringify(before)} ${JSON.stringify(activity.rows)}`
+            )
+          }
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+        await holder.query("COMMIT")
+        for (const reply of await Promise.all([first, ...rest])) expect(reply.text).toBe("{}")
+        const after = await batchFigures(gateway.current.baseUrl)
+        expect(after.exports - before.exports).toBe(4)
+        expect(after.statements - before.statements).toBe(2)
+        expect(
+          await count("SELECT count(*)::int AS n FROM spans WHERE project_id = $1 AND trace_id = ANY($2)", [
+            projectId,
+            Array.from({ length: 4 }, (_, i) => traceIdOf(5000 + i))
+          ])
+        ).toBe(8)
+      } finally {
+        await holder.query("ROLLBACK").catch(() => {})
+        await holder.end()
+      }
+    }
+  )
+})
