@@ -14,7 +14,7 @@ import { call, createProject, stores, useGateway } from "../../support/layers.js
 import { exportOf, jsonSpan, postJson, traceIdOf } from "./otlp.js"
 
 /** Trace `trace`: an agent span and a model call under it (one run). */
-const traceSpans = (trace: number) => [
+const traceSpans = (trace: number, model = "gpt-4o-mini") => [
   jsonSpan({ trace, span: 1, name: `agent ${trace}` }),
   jsonSpan({
     trace,
@@ -24,7 +24,7 @@ const traceSpans = (trace: number) => [
     attributes: {
       "gen_ai.operation.name": "chat",
       "gen_ai.provider.name": "openai",
-      "gen_ai.request.model": "gpt-4o-mini",
+      "gen_ai.request.model": model,
       "gen_ai.usage.input_tokens": 10,
       "gen_ai.usage.output_tokens": 5
     }
@@ -112,60 +112,107 @@ describe.each(stores)("exports batched under load ($name)", (storeUnderTest) => 
     expect(JSON.stringify(usage.body)).toContain(`"runs":${plain.length * 2}`)
   })
 
+  /**
+   * Sends `first`, holds its statement on a lock of the traces table until
+   * `rest` have all joined the batch behind it, then lets it go: the replies,
+   * and the statements and exports counted meanwhile.
+   */
+  const heldBehind = async (first: unknown, rest: ReadonlyArray<unknown>) => {
+    const store = gateway.store
+    if (store.kind !== "postgres") throw new Error("a PostgreSQL store was expected")
+    const holder = new pg.Client({ connectionString: Redacted.value(store.url) })
+    await holder.connect()
+    try {
+      // Inserts into traces wait while this lock is held: the first export's statement waits on it.
+      await holder.query("BEGIN")
+      await holder.query("LOCK TABLE traces IN SHARE MODE")
+      const before = await batchFigures(gateway.current.baseUrl)
+      const sent = [postJson(gateway.current.baseUrl, apiKey, first)]
+      const waitFor = async (what: string, done: () => Promise<boolean>) => {
+        for (let waited = 0; !(await done()); waited += 20) {
+          if (waited > 10_000) throw new Error(`${what} did not happen`)
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+      }
+      await waitFor("the first export's statement waiting on the lock", async () => {
+        const waiting = await holder.query(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'traces'::regclass"
+        )
+        return waiting.rows[0].n > 0
+      })
+      for (const body of rest) sent.push(postJson(gateway.current.baseUrl, apiKey, body))
+      // An export has joined the batch behind the waiting statement once it is counted.
+      await waitFor(
+        "the other exports joining the batch",
+        async () => (await batchFigures(gateway.current.baseUrl)).exports - before.exports === rest.length + 1
+      )
+      await holder.query("COMMIT")
+      const replies = await Promise.all(sent)
+      const after = await batchFigures(gateway.current.baseUrl)
+      return {
+        replies,
+        statements: after.statements - before.statements,
+        exports: after.exports - before.exports
+      }
+    } finally {
+      await holder.query("ROLLBACK").catch(() => {})
+      await holder.end()
+    }
+  }
+
+  // Three behind the first: an export waiting in a batch holds its turn, and the tests' gateway has five (its
+  // pool's connections); a sixth export would wait for a turn (then 503) instead of joining.
   it.runIf(storeUnderTest.name === "postgres")(
     "writes the exports that arrive while a statement waits in one statement after it",
     async () => {
-      const store = gateway.store
-      if (store.kind !== "postgres") throw new Error("a PostgreSQL store was expected")
-      const holder = new pg.Client({ connectionString: Redacted.value(store.url) })
-      await holder.connect()
+      const held = await heldBehind(
+        exportOf(traceSpans(5000)),
+        [5001, 5002, 5003].map((trace) => exportOf(traceSpans(trace)))
+      )
+      for (const reply of held.replies) expect(reply.text).toBe("{}")
+      expect(held.exports).toBe(4)
+      expect(held.statements).toBe(2)
+      expect(
+        await count("SELECT count(*)::int AS n FROM spans WHERE project_id = $1 AND trace_id = ANY($2)", [
+          projectId,
+          [5000, 5001, 5002, 5003].map(traceIdOf)
+        ])
+      ).toBe(8)
+    }
+  )
+
+  it.runIf(storeUnderTest.name === "postgres")(
+    "writes a failed batch again one export at a time: only the faulty export fails",
+    async () => {
+      // A fault in one export's run: the runs table refuses this model's run.
+      await gateway.current.sql(`CREATE FUNCTION refuse_faulty_run() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.model_id = 'faulty-model' THEN RAISE EXCEPTION 'injected fault'; END IF;
+          RETURN NEW;
+        END $$`)
+      await gateway.current.sql(
+        "CREATE TRIGGER refuse_faulty_run BEFORE INSERT ON runs FOR EACH ROW EXECUTE FUNCTION refuse_faulty_run()"
+      )
       try {
-        // Inserts into traces wait while this lock is held: the first export's statement waits on it.
-        await holder.query("BEGIN")
-        await holder.query("LOCK TABLE traces IN SHARE MODE")
-        const before = await batchFigures(gateway.current.baseUrl)
-        const first = postJson(gateway.current.baseUrl, apiKey, exportOf(traceSpans(5000)))
-        for (let waited = 0; ; waited += 20) {
-          const waiting = await holder.query(
-            "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'traces'::regclass"
-          )
-          if (waiting.rows[0].n > 0) break
-          if (waited > 10_000) throw new Error("the first export's statement never waited on the lock")
-          await new Promise((resolve) => setTimeout(resolve, 20))
-        }
-        // Three more: an export waiting in a batch holds its turn, and the tests' gateway has five (its pool's
-        // connections); a sixth export would wait for a turn (then 503) instead of joining.
-        const rest = Array.from({ length: 3 }, (_, i) =>
-          postJson(gateway.current.baseUrl, apiKey, exportOf(traceSpans(5001 + i)))
+        const held = await heldBehind(exportOf(traceSpans(6000)), [
+          exportOf(traceSpans(6001)),
+          exportOf(traceSpans(6002)),
+          exportOf(traceSpans(6003, "faulty-model"))
+        ])
+        expect(held.replies.map((reply) => reply.status)).toEqual([200, 200, 200, 500])
+        for (const reply of held.replies.slice(0, 3)) expect(reply.text).toBe("{}")
+        // The first alone, the batch of three (failed), then each of the three alone.
+        expect(held.statements).toBe(5)
+        const stored = await gateway.current.sql<{ trace_id: string; n: number }>(
+          "SELECT trace_id, count(*)::int AS n FROM spans WHERE project_id = $1 AND trace_id = ANY($2) GROUP BY trace_id",
+          [projectId, [6000, 6001, 6002, 6003].map(traceIdOf)]
         )
-        // Each of the three has joined the batch behind the waiting statement once it is counted.
-        for (let waited = 0; ; waited += 20) {
-          const now = await batchFigures(gateway.current.baseUrl)
-          if (now.exports - before.exports === 4) break
-          if (waited > 10_000) {
-            const activity = await holder.query(
-              "SELECT state, wait_event_type, wait_event, left(query, 120) AS q FROM pg_stat_activity WHERE datname = current_database()"
-            )
-            throw new Error(
-              `the three exports did not reach the batch: ${JSON.stringify(now)} ${JSON.stringify(before)} ${JSON.stringify(activity.rows)}`
-            )
-          }
-          await new Promise((resolve) => setTimeout(resolve, 20))
-        }
-        await holder.query("COMMIT")
-        for (const reply of await Promise.all([first, ...rest])) expect(reply.text).toBe("{}")
-        const after = await batchFigures(gateway.current.baseUrl)
-        expect(after.exports - before.exports).toBe(4)
-        expect(after.statements - before.statements).toBe(2)
-        expect(
-          await count("SELECT count(*)::int AS n FROM spans WHERE project_id = $1 AND trace_id = ANY($2)", [
-            projectId,
-            Array.from({ length: 4 }, (_, i) => traceIdOf(5000 + i))
-          ])
-        ).toBe(8)
+        expect(new Map(stored.map((row) => [row.trace_id, Number(row.n)]))).toEqual(
+          new Map([6000, 6001, 6002].map((trace) => [traceIdOf(trace), 2]))
+        )
       } finally {
-        await holder.query("ROLLBACK").catch(() => {})
-        await holder.end()
+        await gateway.current.sql("DROP TRIGGER refuse_faulty_run ON runs")
+        await gateway.current.sql("DROP FUNCTION refuse_faulty_run()")
       }
     }
   )
