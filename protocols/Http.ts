@@ -3,7 +3,6 @@
  * dashboard, health, the JWKS, the OpenAPI document and its docs page, behind
  * the gateway middleware.
  */
-import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as Effect from "effect/Effect"
@@ -18,6 +17,7 @@ import { Traces } from "../src/traces/Traces.js"
 import { Usage } from "../src/usage/Usage.js"
 import { accessLog } from "./AccessLog.js"
 import { BlobRoutes } from "./Blobs.js"
+import { DOCS_PATH, DocsRoutes, OPENAPI_PATH } from "./Docs.js"
 import { DashboardRoutes } from "./dashboard/Assets.js"
 import { DashboardOperateLive } from "./dashboard/Operate.js"
 import { DashboardLive, DashboardSignInLive } from "./dashboard/Routes.js"
@@ -47,9 +47,7 @@ import { ThreadsLive } from "./rest/Threads.js"
 import { TitlesLive } from "./rest/Titles.js"
 import { WebhooksLive } from "./rest/Webhooks.js"
 
-export const OPENAPI_PATH = "/v1/openapi.json"
-
-const ApiRoutes = HttpLayerRouter.addHttpApi(Api, { openapiPath: OPENAPI_PATH }).pipe(
+const ApiRoutes = HttpLayerRouter.addHttpApi(Api).pipe(
   Layer.provide([
     ThreadsLive,
     MessagesLive,
@@ -75,29 +73,13 @@ const ApiRoutes = HttpLayerRouter.addHttpApi(Api, { openapiPath: OPENAPI_PATH })
   Layer.provide([AuthenticatedLive, AdminAuthLive, ProjectApiKeyLive, DashboardSessionLive])
 )
 
-/**
- * The docs page runs the Scalar bundle @effect/platform ships (inlined, no
- * CDN), with everything that talks to a third party off: the toolbar (its
- * "Share" uploads the document to Scalar's registry), the "open in API
- * client" button (client.scalar.com), telemetry, the default fonts
- * (fonts.scalar.com); no proxy URL, so "Test request" goes straight to this
- * gateway, at the document's relative server.
- */
-const scalar: HttpApiScalar.ScalarConfig & {
-  readonly showToolbar: "never"
-  readonly hideClientButton: boolean
-  readonly telemetry: boolean
-} = { showToolbar: "never", hideClientButton: true, telemetry: false, withDefaultFonts: false }
-
-const Docs = HttpApiScalar.layerHttpLayerRouter({ api: Api, path: "/docs", scalar })
-
 /** Every route of the server, behind the gateway middleware over `table`. */
 const routesOver = (table: RouteTable) =>
   Layer.mergeAll(
     ApiRoutes,
     HealthRoutes,
     JwksRoutes,
-    Docs,
+    DocsRoutes,
     gatewayMiddleware(table),
     BlobRoutes,
     TraceRoutes,
@@ -106,7 +88,7 @@ const routesOver = (table: RouteTable) =>
   )
 
 /** Routes of the server that are not API endpoints: their paths are their metric labels. */
-const OTHER_ROUTES = new Set(["/readyz", "/.well-known/jwks.json", "/docs", OPENAPI_PATH, METRICS_PATH])
+const OTHER_ROUTES = new Set(["/readyz", "/.well-known/jwks.json", DOCS_PATH, OPENAPI_PATH, METRICS_PATH])
 
 /**
  * The server, with one access-log middleware around it (AccessLog.ts:
