@@ -10,7 +10,7 @@
  * @effect/platform's own Scalar page, served by a router of its own that is
  * built at the first request.
  */
-import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
+import type * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
@@ -36,7 +36,13 @@ const scalar: HttpApiScalar.ScalarConfig & {
   readonly telemetry: boolean
 } = { showToolbar: "never", hideClientButton: true, telemetry: false, withDefaultFonts: false }
 
-const ScalarPage = HttpApiScalar.layerHttpLayerRouter({ api: Api, path: DOCS_PATH, scalar })
+/** Scalar's page, in a chunk of its own (its bundle is a 3 MB string that every start would otherwise parse). */
+const ScalarPage = Layer.unwrapEffect(
+  Effect.map(
+    Effect.promise(() => import("@effect/platform/HttpApiScalar")),
+    (module) => module.layerHttpLayerRouter({ api: Api, path: DOCS_PATH, scalar })
+  )
+)
 
 export const DocsRoutes = HttpLayerRouter.use((router) =>
   Effect.gen(function* () {
