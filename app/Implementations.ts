@@ -18,6 +18,7 @@ import * as LocalBlobs from "../src/platform/blobs/Local.js"
 import { AppConfig } from "../src/platform/Config.js"
 import type { ModelOptions } from "../src/titles/ModelTitles.js"
 import { TitleGenerator } from "../src/titles/TitleGenerator.js"
+import { TopicNamer } from "../src/topics/TopicNamer.js"
 
 /** A set value, trimmed; blank reads as unset. */
 const setting = (value: Option.Option<string>): Option.Option<string> =>
@@ -36,7 +37,7 @@ export const BlobStoreLive: Layer.Layer<BlobStore, ConfigError, SqlClient.SqlCli
   })
 )
 
-/** An OpenAI-compatible endpoint's settings, as titles and evaluators both read them. */
+/** An OpenAI-compatible endpoint's settings, as titles, evaluators and topics read them. */
 interface ModelSettings {
   readonly baseUrl: Config.Config<Option.Option<string>>
   readonly apiKey: Config.Config<Option.Option<Redacted.Redacted>>
@@ -89,5 +90,17 @@ export const EvaluatorModelLive: Layer.Layer<EvaluatorModel, ConfigError> = mode
   () => import("../src/evaluators/ModelClassifier.js")
 )
 
+/** Topics: named (and unplaced threads placed) by the model when TOPICS_MODEL_BASE_URL is set, else extractive only. */
+export const TopicNamerLive: Layer.Layer<TopicNamer, ConfigError> = modelOr(
+  {
+    baseUrl: AppConfig.topicsModelBaseUrl,
+    apiKey: AppConfig.topicsModelApiKey,
+    model: AppConfig.topicsModel,
+    timeoutMs: AppConfig.topicsModelTimeoutMs
+  },
+  TopicNamer.None,
+  () => import("../src/topics/ModelNamer.js")
+)
+
 /** Every chosen implementation, for the services and jobs that need one. */
-export const ImplementationsLive = Layer.mergeAll(BlobStoreLive, TitleGeneratorLive, EvaluatorModelLive)
+export const ImplementationsLive = Layer.mergeAll(BlobStoreLive, TitleGeneratorLive, EvaluatorModelLive, TopicNamerLive)

@@ -32,7 +32,10 @@ export const TopicSample = Schema.Struct({
 
 export const Topic = Schema.Struct({
   id: Id,
-  label: Schema.String.annotations({ description: "Its most distinctive words or phrases, comma-separated" }),
+  label: Schema.String.annotations({
+    description:
+      "Its most distinctive words or phrases, comma-separated; or, with a topics model configured, the name the model gave it"
+  }),
   keywords: Schema.Array(Schema.String).annotations({ description: "Up to ten terms, most distinctive first" }),
   thread_count: Schema.Number.annotations({
     description: "Threads of the window in the topic (the last full run's and those placed since)"

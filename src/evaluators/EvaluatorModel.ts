@@ -4,8 +4,8 @@
  * {base}/responses`), set with EVALUATOR_MODEL_*. Unset: model evaluators
  * cannot be created. Each call is bounded: the text is cut to
  * EVALUATOR_LIMITS.inputMaxChars, the answer to a few tokens and what is read
- * of it to MODEL_ANSWER_MAX_BYTES (ModelClassifier.ts), the wait (reading
- * included) to EVALUATOR_MODEL_TIMEOUT_MS.
+ * of it to MODEL_ANSWER_MAX_BYTES (src/platform/model/BoundedModel.ts, the
+ * call topics use too), the wait (reading included) to EVALUATOR_MODEL_TIMEOUT_MS.
  */
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"

@@ -216,6 +216,15 @@ export const AppConfig = {
   /** A full run reads at most this many threads of the window, the most recent. */
   topicsMaxThreads: integerIn("TOPICS_MAX_THREADS", 100, 100_000, 20_000),
   /**
+   * An OpenAI-compatible endpoint that names topics and places the threads
+   * no topic's words fit; unset: topics are extractive only.
+   */
+  topicsModelBaseUrl: Config.option(baseUrlSetting("TOPICS_MODEL_BASE_URL")),
+  topicsModelApiKey: Config.option(secret("TOPICS_MODEL_API_KEY")),
+  topicsModel: Config.nonEmptyString("TOPICS_MODEL").pipe(Config.withDefault("gpt-4o-mini")),
+  /** A topics model call that takes longer (reading the answer included) fails: the extractive label stays. */
+  topicsModelTimeoutMs: integerIn("TOPICS_MODEL_TIMEOUT_MS", 1, 600_000, 30_000, " of milliseconds"),
+  /**
    * The service's public URL: the `iss` of the JWTs it signs. Unset: the
    * address it listens on (`http://HOST:PORT`), right only for local use.
    */

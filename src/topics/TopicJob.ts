@@ -6,7 +6,10 @@
  * than TOPICS_REFRESH_HOURS, or the placed threads say enough has changed
  * (Clustering.ts measureChange). A full run clusters in a worker thread
  * (TopicCompute.ts) and starts from the topics the threads have, so a topic
- * keeps its id while most of its threads stay.
+ * keeps its id while most of its threads stay. With a topics model
+ * configured (TopicNamer), a full run's topics are named by it and the
+ * threads no topic's words fit are placed by it (ModelAssist.ts); without
+ * one, nothing of this runs.
  */
 import { performance } from "node:perf_hooks"
 import * as Clock from "effect/Clock"
@@ -20,13 +23,15 @@ import { messageText } from "../platform/text/SearchText.js"
 import {
   clusterTopics,
   measureChange,
-  type PlacementModel,
   type PreviousTopic,
   placementIndex,
   placeThread,
+  type TopicModel,
   type TopicThread,
   toPlacementModel
 } from "./Clustering.js"
+import { emptyTally, type ModelTally, type ThreadToPlace, TopicModelAssist, type TopicToName } from "./ModelAssist.js"
+import { chooseSamples, MODEL_BOUNDS } from "./Naming.js"
 import { clusterInWorker, TopicWorkerPath } from "./TopicCompute.js"
 import { type Assignment, type Position, type TopicProject, TopicsRepo, type WindowThread } from "./TopicsRepo.js"
 
@@ -50,9 +55,16 @@ const StoredModel = Schema.parseJson(
         threshold: Schema.Number,
         size: Schema.Number
       })
-    )
+    ),
+    /** The topics model's names, with the members each was given for (absent: none, or no model). */
+    named: Schema.optional(
+      Schema.Array(Schema.Struct({ id: Schema.String, members: Schema.String, label: Schema.String }))
+    ),
+    /** Threads the topics model said fit no topic (not asked again). */
+    declined: Schema.optional(Schema.Array(Schema.String))
   })
 )
+type StoredModel = typeof StoredModel.Type
 const decodeModel = Schema.decodeUnknownOption(StoredModel)
 
 const Messages = Schema.parseJson(Schema.Array(Schema.Struct({ f: Schema.String, c: Schema.Unknown })))
@@ -76,6 +88,7 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
   dependencies: [TopicsRepo.Default],
   effect: Effect.gen(function* () {
     const repo = yield* TopicsRepo
+    const assist = yield* TopicModelAssist
     const workerPath = yield* TopicWorkerPath
     const intervalMs = (yield* AppConfig.topicsIntervalSeconds) * 1000
     const windowMs = (yield* AppConfig.topicsWindowDays) * DAY_MS
@@ -114,6 +127,57 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
         return { threads, previous: topics }
       })
 
+    /**
+     * A full run's model steps (a topics model configured): names for its
+     * topics, and topics for the threads the grouping left in none: the one
+     * they had (a model placement that lasts while its topic does), else the
+     * model's choice. Fills `topicOf`; answers the labels and what to store
+     * for the next run.
+     */
+    const assistRun = (
+      projectId: string,
+      model: TopicModel,
+      threads: ReadonlyArray<TopicThread>,
+      previous: ReadonlyArray<PreviousTopic>,
+      topicOf: Map<string, string>,
+      tally: ModelTally
+    ) =>
+      Effect.gen(function* () {
+        const stored = Option.getOrUndefined(Option.flatMap(yield* repo.model(projectId), decodeModel))
+        const textsOf = new Map(threads.map((thread) => [thread.id, thread.texts] as const))
+        const { weights } = placementIndex(model)
+        const toName = model.topics.map(
+          (topic): TopicToName => ({
+            id: topic.id,
+            members: topic.members,
+            keywords: topic.terms.map((term) => term.term),
+            samples: () => chooseSamples(topic, weights, (id) => textsOf.get(id))
+          })
+        )
+        const named = yield* assist.name(projectId, toName, stored?.named ?? [], tally)
+        const labels = new Map(model.topics.map((topic) => [topic.id, topic.label] as const))
+        for (const topic of named) labels.set(topic.id, topic.label)
+        const ids = new Set(model.topics.map((topic) => topic.id))
+        for (const topic of previous) {
+          if (!ids.has(topic.id)) continue
+          for (const member of topic.members) if (!topicOf.has(member)) topicOf.set(member, topic.id)
+        }
+        const inWindow = new Set(threads.map((thread) => thread.id))
+        const asked = (stored?.declined ?? []).filter((id) => inWindow.has(id))
+        const askedSet = new Set(asked)
+        const unplaced = threads.filter(
+          (thread) => !topicOf.has(thread.id) && !askedSet.has(thread.id) && thread.texts.length > 0
+        )
+        const offered = model.topics.map((topic) => ({
+          id: topic.id,
+          label: labels.get(topic.id) ?? topic.label,
+          keywords: topic.terms.map((term) => term.term)
+        }))
+        const { placed, declined } = yield* assist.place(projectId, offered, unplaced, tally)
+        for (const [thread, topic] of placed) topicOf.set(thread, topic)
+        return { labels, named, declined: [...declined, ...asked].slice(0, MODEL_BOUNDS.declinedMax) }
+      })
+
     /** Groups the window's threads from scratch and stores the topics, each thread's topic and the placement model. */
     const fullRun = (project: TopicProject, at: Date) =>
       Effect.gen(function* () {
@@ -130,6 +194,15 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
         const clustered = performance.now()
         const topicOf = new Map<string, string>()
         for (const topic of model.topics) for (const member of topic.members) topicOf.set(member, topic.id)
+        const tally = emptyTally()
+        const assisted = assist.configured
+          ? yield* assistRun(project.id, model, threads, previous, topicOf, tally)
+          : undefined
+        const modelled = performance.now()
+        const stored: StoredModel = {
+          ...toPlacementModel(model),
+          ...(assisted === undefined ? {} : { named: assisted.named, declined: assisted.declined })
+        }
         const assignments: Array<Assignment> = threads.map((thread) => ({
           id: thread.id,
           topic: topicOf.get(thread.id) ?? null
@@ -138,7 +211,7 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
           project.id,
           model.topics.map((topic) => ({
             id: topic.id,
-            label: topic.label,
+            label: assisted?.labels.get(topic.id) ?? topic.label,
             keywords: topic.terms.map((term) => term.term)
           })),
           assignments,
@@ -148,11 +221,42 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
             windowTo: until,
             ceiling: project.ceiling,
             threads: model.threads,
-            model: JSON.stringify(toPlacementModel(model))
+            model: JSON.stringify(stored)
           }
         )
-        const ms = { read: read - started, cluster: clustered - read, write: performance.now() - clustered }
-        return { threads: threads.length, topics: model.topics.length, ms }
+        const ms = {
+          read: read - started,
+          cluster: clustered - read,
+          model: modelled - clustered,
+          write: performance.now() - modelled
+        }
+        return { threads: threads.length, topics: model.topics.length, ms, tally }
+      })
+
+    /**
+     * Between full runs, the topics model places the threads no topic's words
+     * fit, choosing among the project's topics; those it says fit none are
+     * remembered, so that the next full run does not ask about them again.
+     */
+    const assistPlacement = (
+      projectId: string,
+      model: StoredModel,
+      unplaced: ReadonlyArray<ThreadToPlace>,
+      tally: ModelTally
+    ) =>
+      Effect.gen(function* () {
+        const inModel = new Set(model.topics.map((topic) => topic.id))
+        const offered = (yield* repo.labels(projectId)).filter((topic) => inModel.has(topic.id))
+        const { placed, declined } = yield* assist.place(projectId, offered, unplaced, tally)
+        if (placed.size > 0)
+          yield* repo.assign(
+            projectId,
+            [...placed].map(([id, topic]) => ({ id, topic }))
+          )
+        if (declined.length > 0) {
+          const remembered = [...declined, ...(model.declined ?? [])].slice(0, MODEL_BOUNDS.declinedMax)
+          yield* repo.setModel(projectId, JSON.stringify({ ...model, declined: remembered }))
+        }
       })
 
     /**
@@ -162,17 +266,20 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
     const placeNew = (project: TopicProject, at: Date) =>
       Effect.gen(function* () {
         const started = performance.now()
-        const model: PlacementModel | undefined = Option.getOrUndefined(
+        const model: StoredModel | undefined = Option.getOrUndefined(
           Option.flatMap(yield* repo.model(project.id), decodeModel)
         )
         const loaded = performance.now()
+        const tally = emptyTally()
         if (model === undefined || project.window_to === null || project.placed_at === null) {
-          return { placed: 0, rerun: true, loadMs: loaded - started, placeMs: 0 }
+          return { placed: 0, rerun: true, loadMs: loaded - started, placeMs: 0, tally }
         }
         const index = placementIndex(model)
         const until = new Date(at.getTime() - settleMs)
         let cursor: Position = { position: project.placed_at, id: project.placed_id ?? "" }
         let placed = 0
+        // Threads no topic's words fit, for the topics model (when configured) once the pages are placed.
+        const unplaced: Array<ThreadToPlace> = []
         for (;;) {
           const rows = yield* repo.threadsToPlace(project.id, cursor, until, PAGE)
           const last = rows[rows.length - 1]
@@ -180,8 +287,12 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
           const assignments: Array<Assignment> = []
           for (const row of rows) {
             yield* yieldToEventLoop
-            const placement = placeThread(index, { texts: userTexts(row.messages) })
+            const texts = userTexts(row.messages)
+            const placement = placeThread(index, { texts })
             assignments.push({ id: row.id, topic: placement?.topicId ?? null })
+            if (placement === undefined && texts.length > 0 && unplaced.length < MODEL_BOUNDS.placePerPass) {
+              unplaced.push({ id: row.id, texts })
+            }
           }
           yield* repo.assign(project.id, assignments)
           cursor = { position: last.position, id: last.id }
@@ -190,12 +301,13 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
           yield* yieldToEventLoop
           if (rows.length < PAGE) break
         }
+        if (assist.configured && unplaced.length > 0) yield* assistPlacement(project.id, model, unplaced, tally)
         const since = yield* repo.placedSince(project.id, project.window_to, cursor)
         const change = measureChange(
           model,
           since.map((row) => (row.topic_id === null ? undefined : { topicId: row.topic_id, similarity: 1 }))
         )
-        return { placed, rerun: change.rerun, loadMs: loaded - started, placeMs: performance.now() - loaded }
+        return { placed, rerun: change.rerun, loadMs: loaded - started, placeMs: performance.now() - loaded, tally }
       })
 
     const pass = Effect.gen(function* () {
@@ -211,7 +323,21 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
         cluster_ms: 0,
         write_ms: 0,
         model_load_ms: 0,
-        place_ms: 0
+        place_ms: 0,
+        // The topics model's work (all 0 without one): docs/decisions.md "Topics".
+        model_named: 0,
+        model_kept: 0,
+        model_placed: 0,
+        model_declined: 0,
+        model_failed: 0,
+        model_ms: 0
+      }
+      const addModel = (model: ModelTally) => {
+        tally.model_named += model.named
+        tally.model_kept += model.kept
+        tally.model_placed += model.placed
+        tally.model_declined += model.declined
+        tally.model_failed += model.failed
       }
       for (const project of yield* repo.projects()) {
         if ((yield* Clock.currentTimeMillis) - startedMs > PASS_BUDGET_MS) break
@@ -220,8 +346,11 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
           project.computed_at === null ||
           project.model_ceiling !== project.ceiling ||
           at.getTime() - project.computed_at.getTime() >= refreshMs
-        const placement = stale ? { placed: 0, rerun: true, loadMs: 0, placeMs: 0 } : yield* placeNew(project, at)
+        const placement = stale
+          ? { placed: 0, rerun: true, loadMs: 0, placeMs: 0, tally: emptyTally() }
+          : yield* placeNew(project, at)
         tally.threads_placed += placement.placed
+        addModel(placement.tally)
         tally.model_load_ms += Math.round(placement.loadMs)
         tally.place_ms += Math.round(placement.placeMs)
         if (!placement.rerun) continue
@@ -239,6 +368,8 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
         tally.read_ms += Math.round(outcome.right.ms.read)
         tally.cluster_ms += Math.round(outcome.right.ms.cluster)
         tally.write_ms += Math.round(outcome.right.ms.write)
+        tally.model_ms += Math.round(outcome.right.ms.model)
+        addModel(outcome.right.tally)
       }
       const result: JobResult = { items: tally.threads_grouped + tally.threads_placed, details: { ...tally } }
       return result

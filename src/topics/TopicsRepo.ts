@@ -205,6 +205,20 @@ export class TopicsRepo extends Effect.Service<TopicsRepo>()("svc/TopicsRepo", {
         Effect.orDie
       ),
 
+      /** Replaces the stored placement model's JSON (what the topics model was told is kept in it too). */
+      setModel: fn("TopicsRepo.setModel")(
+        (projectId: string, model: string) =>
+          sql`UPDATE topic_models SET model = ${model} WHERE project_id = ${projectId}`,
+        Effect.orDie
+      ),
+
+      /** The project's topics' labels and keywords (what the topics model chooses among). */
+      labels: fn("TopicsRepo.labels")(
+        (projectId: string) =>
+          sql<TopicWrite>`SELECT id, label, keywords FROM topics WHERE project_id = ${projectId} ORDER BY id`,
+        Effect.orDie
+      ),
+
       /** The project's topic ceiling and its last full run's time (null before the first). */
       runInfo: fn("TopicsRepo.runInfo")(
         (projectId: string) =>

@@ -70,6 +70,8 @@ describe("settings are validated before the start", () => {
     [{ WEBHOOK_ALLOW_PRIVATE: "yes please" }, /WEBHOOK_ALLOW_PRIVATE must be true or false/],
     [{ EVALUATOR_MODEL_BASE_URL: "localhost:11434" }, /EVALUATOR_MODEL_BASE_URL must be an http/],
     [{ EVALUATOR_MODEL_TIMEOUT_MS: "0" }, /EVALUATOR_MODEL_TIMEOUT_MS must be a whole number of milliseconds/],
+    [{ TOPICS_MODEL_BASE_URL: "localhost:11434" }, /TOPICS_MODEL_BASE_URL must be an http/],
+    [{ TOPICS_MODEL_TIMEOUT_MS: "0" }, /TOPICS_MODEL_TIMEOUT_MS must be a whole number of milliseconds/],
     [{ EVALUATOR_INTERVAL_SECONDS: "0" }, /EVALUATOR_INTERVAL_SECONDS must be a whole number of seconds from 1/],
     [{ EVALUATOR_RUN_DELAY_SECONDS: "-1" }, /EVALUATOR_RUN_DELAY_SECONDS must be a whole number of seconds/],
     [{ EVALUATOR_THREAD_DELAY_SECONDS: "604801" }, /EVALUATOR_THREAD_DELAY_SECONDS must be a whole number of seconds/],
