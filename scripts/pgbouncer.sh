@@ -74,6 +74,8 @@ max_user_connections = 80
 ; node-postgres sends none of these, other clients (psql, the soak) may.
 ignore_startup_parameters = extra_float_digits,options
 server_reset_query =
+; After a failed login to the server (PostgreSQL restarting), try again after 1 s rather than 15 s.
+server_login_retry = 1
 logfile = $dir/pgbouncer.log
 pidfile = $dir/pgbouncer.pid
 EOF
