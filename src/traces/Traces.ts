@@ -9,6 +9,7 @@
  * under each trace's lock for the others. What is
  * refused is counted and said, never shortened; the rest is kept.
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -18,6 +19,7 @@ import { NotFound } from "../../schema/Errors.js"
 import { Limits } from "../../schema/Limits.js"
 import { INT64_MAX, type TraceListQuery } from "../../schema/Trace.js"
 import { DatabasePool } from "../platform/db/DatabasePool.js"
+import { isUnreachable } from "../platform/db/StoreErrors.js"
 import { makeGroupCommit } from "../platform/GroupCommit.js"
 import { fn } from "../platform/telemetry/Traced.js"
 import { type DerivedRunRow, Runs } from "../runs/Runs.js"
@@ -88,6 +90,8 @@ interface BatchSize {
   readonly traceIds: Set<string>
 }
 
+const busy = () => new TraceExportsBusy({ message: "too many exports are being stored; retry shortly" })
+
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`
 
 const NS_PER_MS = 1_000_000n
@@ -143,21 +147,25 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
     const runs = yield* Runs
     const traceRuns = yield* TraceRuns
     const pool = yield* DatabasePool
-    const turns = yield* Effect.makeSemaphore(
-      Option.match(pool.stats, { onNone: () => EMBEDDED_AT_ONCE, onSome: (stats) => stats().max })
-    )
+    const atOnce = Option.match(pool.stats, { onNone: () => EMBEDDED_AT_ONCE, onSome: (stats) => stats().max })
+    const turns = yield* Effect.makeSemaphore(atOnce)
     const decoding = yield* Effect.makeSemaphore(DECODE_BUDGET_KIB)
     const cap = Limits.trace.spansPerTraceMax
 
     /**
      * Exports of one project's new traces, batched under load
-     * (src/platform/GroupCommit.ts): while one project's statement runs, the
-     * exports that arrive gather behind it and go in the next, up to one
-     * statement's size (2,000 spans, 1 MB); exports that share a trace do
-     * not share a statement. Each export still gets what it alone would have:
-     * its traces made, its spans stored (the statement counts them by trace).
+     * (src/platform/GroupCommit.ts): as many statements of a project run at
+     * once as there are turns, each taking one; while they all run, the
+     * exports that arrive gather and go together in the next one, up to one
+     * statement's size (2,000 spans, 1 MB), instead of waiting for a turn
+     * each (and being answered 503 after TURN_WAIT). What a gathering export
+     * holds meanwhile is its decode share, so the decode budget still bounds
+     * them. Exports that share a trace do not share a statement. Each export
+     * still gets what it alone would have: its traces made, its spans stored
+     * (the statement counts them by trace).
      */
     const newTraces = makeGroupCommit({
+      maxInFlight: atOnce,
       sizeOf: (write: NewTracesWrite): BatchSize => ({
         spans: write.rows.length,
         bytes: write.bytes,
@@ -169,6 +177,12 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
         for (const traceId of write.traceIds) size.traceIds.add(traceId)
         return { spans: size.spans + write.rows.length, bytes: size.bytes + write.bytes, traceIds: size.traceIds }
       },
+      // A batch refused for want of a turn, or cut off from the store, would fail again export by export.
+      splitOnFailure: (cause) =>
+        Option.match(Cause.failureOption(cause), {
+          onNone: () => true,
+          onSome: (error) => !(error instanceof TraceExportsBusy) && !isUnreachable(error)
+        }),
       write: (projectId: string, writes: ReadonlyArray<NewTracesWrite>) =>
         Effect.gen(function* () {
           const rows = writes.flatMap((write) => write.rows)
@@ -179,7 +193,13 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
           ]
           // In a transaction of its own, one statement long: a gateway killed while the statement waits leaves
           // nothing (its session ends with the transaction open), as it leaves nothing of `store`'s.
-          const outcome = yield* spans.transaction(spans.storeNew(projectId, rows, resources, planned, cap))
+          const taken = yield* withPermitsWithin(
+            turns,
+            1,
+            TURN_WAIT
+          )(spans.transaction(spans.storeNew(projectId, rows, resources, planned, cap)))
+          if (Option.isNone(taken)) return yield* Effect.fail(busy())
+          const outcome = taken.value
           // Committed: the runs made count in usage now, whichever export's answer is still to be written.
           if (outcome.made.length > 0) traceRuns.madeOf(projectId, planned, outcome.created).recordUsage()
           const made = new Set(outcome.made)
@@ -196,7 +216,8 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
         })
     })
 
-    const store = (projectId: string, decoded: DecodedExport) =>
+    /** Stores a decoded export; its statements for stored traces wait at most `wait` for a turn. */
+    const store = (projectId: string, decoded: DecodedExport, wait: Duration.Duration) =>
       Effect.gen(function* () {
         const reasons: Array<string> = []
         let rejected = decoded.invalid
@@ -233,20 +254,28 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
           const rest = rows
           // The spans and the runs made of them are one unit: a failure (or a crash) between the two leaves
           // neither, and the exporter's retry stores both, where runs made apart would be lost for good.
-          const { outcome, derived } = yield* spans.transaction(
-            Effect.gen(function* () {
-              const outcome = yield* spans.store(projectId, rest, checked.resources, cap)
-              const storedKeys = new Set(outcome.stored.map((span) => `${span.trace_id}/${span.span_id}`))
-              const parts: Array<NewPart> = []
-              for (const row of rest) {
-                if (row.role !== null && storedKeys.has(`${row.span.trace_id}/${row.span.span_id}`)) {
-                  parts.push({ span: row.span, convention: row.convention, role: row.role })
+          const taken = yield* withPermitsWithin(
+            turns,
+            1,
+            wait
+          )(
+            spans.transaction(
+              Effect.gen(function* () {
+                const outcome = yield* spans.store(projectId, rest, checked.resources, cap)
+                const storedKeys = new Set(outcome.stored.map((span) => `${span.trace_id}/${span.span_id}`))
+                const parts: Array<NewPart> = []
+                for (const row of rest) {
+                  if (row.role !== null && storedKeys.has(`${row.span.trace_id}/${row.span.span_id}`)) {
+                    parts.push({ span: row.span, convention: row.convention, role: row.role })
+                  }
                 }
-              }
-              const derived = yield* traceRuns.derive(projectId, parts, outcome.earlier)
-              return { outcome, derived }
-            })
+                const derived = yield* traceRuns.derive(projectId, parts, outcome.earlier)
+                return { outcome, derived }
+              })
+            )
           )
+          if (Option.isNone(taken)) return yield* Effect.fail(busy())
+          const { outcome, derived } = taken.value
           fresh += outcome.fresh
           stored += outcome.stored.length
           made.push(derived)
@@ -264,10 +293,11 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
 
     /**
      * Decodes and stores an export of `size` bytes: what was refused and why,
-     * the rest kept. Its share of the decode budget, then its turn, are
-     * waited for interruptibly (acquireUseRelease's acquire is not, and a
-     * timeout could not end the wait), within TURN_WAIT in all; once taken,
-     * each is given back whatever happens.
+     * the rest kept. Its share of the decode budget, then (for traces the
+     * store holds) its turn, are waited for interruptibly (acquireUseRelease's
+     * acquire is not, and a timeout could not end the wait), within TURN_WAIT
+     * in all; once taken, each is given back whatever happens. Its new
+     * traces' statement takes a turn of its own (batched under load).
      */
     const ingest = fn("Traces.ingest")(<E>(projectId: string, size: number, decode: Effect.Effect<DecodedExport, E>) =>
       Effect.gen(function* () {
@@ -282,15 +312,11 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
             const decoded = yield* decode
             const waited = (yield* Clock.currentTimeMillis) - started
             const left = Duration.millis(Math.max(0, Duration.toMillis(TURN_WAIT) - waited))
-            return yield* withPermitsWithin(turns, 1, left)(store(projectId, decoded))
+            return yield* store(projectId, decoded, left)
           })
         )
-        if (Option.isNone(outcome) || Option.isNone(outcome.value)) {
-          return yield* Effect.fail(
-            new TraceExportsBusy({ message: "too many exports are being stored; retry shortly" })
-          )
-        }
-        return outcome.value.value
+        if (Option.isNone(outcome)) return yield* Effect.fail(busy())
+        return outcome.value
       })
     )
 

@@ -113,11 +113,11 @@ describe.each(stores)("exports batched under load ($name)", (storeUnderTest) => 
   })
 
   /**
-   * Sends `first`, holds its statement on a lock of the traces table until
-   * `rest` have all joined the batch behind it, then lets it go: the replies,
-   * and the statements and exports counted meanwhile.
+   * Sends `first`, holds their statements on a lock of the traces table until
+   * `rest` have all joined the batch behind them, then lets them go: the
+   * replies, and the statements and exports counted meanwhile.
    */
-  const heldBehind = async (first: unknown, rest: ReadonlyArray<unknown>) => {
+  const heldBehind = async (first: ReadonlyArray<unknown>, rest: ReadonlyArray<unknown>) => {
     const store = gateway.store
     if (store.kind !== "postgres") throw new Error("a PostgreSQL store was expected")
     const holder = new pg.Client({ connectionString: Redacted.value(store.url) })
@@ -127,24 +127,25 @@ describe.each(stores)("exports batched under load ($name)", (storeUnderTest) => 
       await holder.query("BEGIN")
       await holder.query("LOCK TABLE traces IN SHARE MODE")
       const before = await batchFigures(gateway.current.baseUrl)
-      const sent = [postJson(gateway.current.baseUrl, apiKey, first)]
+      const sent = first.map((body) => postJson(gateway.current.baseUrl, apiKey, body))
       const waitFor = async (what: string, done: () => Promise<boolean>) => {
         for (let waited = 0; !(await done()); waited += 20) {
           if (waited > 10_000) throw new Error(`${what} did not happen`)
           await new Promise((resolve) => setTimeout(resolve, 20))
         }
       }
-      await waitFor("the first export's statement waiting on the lock", async () => {
+      await waitFor("the first exports' statements waiting on the lock", async () => {
         const waiting = await holder.query(
           "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'traces'::regclass"
         )
-        return waiting.rows[0].n > 0
+        return waiting.rows[0].n === first.length
       })
       for (const body of rest) sent.push(postJson(gateway.current.baseUrl, apiKey, body))
       // An export has joined the batch behind the waiting statement once it is counted.
       await waitFor(
         "the other exports joining the batch",
-        async () => (await batchFigures(gateway.current.baseUrl)).exports - before.exports === rest.length + 1
+        async () =>
+          (await batchFigures(gateway.current.baseUrl)).exports - before.exports === first.length + rest.length
       )
       await holder.query("COMMIT")
       const replies = await Promise.all(sent)
@@ -160,24 +161,26 @@ describe.each(stores)("exports batched under load ($name)", (storeUnderTest) => 
     }
   }
 
-  // Three behind the first: an export waiting in a batch holds its turn, and the tests' gateway has five (its
-  // pool's connections); a sixth export would wait for a turn (then 503) instead of joining.
+  // The tests' gateway has five turns (its pool's connections): five statements of a project run at once, and
+  // what arrives while they do gathers.
+  const FIVE = [0, 1, 2, 3, 4]
   it.runIf(storeUnderTest.name === "postgres")(
     "writes the exports that arrive while a statement waits in one statement after it",
     async () => {
       const held = await heldBehind(
-        exportOf(traceSpans(5000)),
-        [5001, 5002, 5003].map((trace) => exportOf(traceSpans(trace)))
+        FIVE.map((i) => exportOf(traceSpans(5000 + i))),
+        [5005, 5006, 5007].map((trace) => exportOf(traceSpans(trace)))
       )
       for (const reply of held.replies) expect(reply.text).toBe("{}")
-      expect(held.exports).toBe(4)
-      expect(held.statements).toBe(2)
+      expect(held.exports).toBe(8)
+      // Five alone, then the three that gathered in one.
+      expect(held.statements).toBe(6)
       expect(
         await count("SELECT count(*)::int AS n FROM spans WHERE project_id = $1 AND trace_id = ANY($2)", [
           projectId,
-          [5000, 5001, 5002, 5003].map(traceIdOf)
+          [5000, 5001, 5002, 5003, 5004, 5005, 5006, 5007].map(traceIdOf)
         ])
-      ).toBe(8)
+      ).toBe(16)
     }
   )
 
@@ -194,21 +197,20 @@ describe.each(stores)("exports batched under load ($name)", (storeUnderTest) => 
         "CREATE TRIGGER refuse_faulty_run BEFORE INSERT ON runs FOR EACH ROW EXECUTE FUNCTION refuse_faulty_run()"
       )
       try {
-        const held = await heldBehind(exportOf(traceSpans(6000)), [
-          exportOf(traceSpans(6001)),
-          exportOf(traceSpans(6002)),
-          exportOf(traceSpans(6003, "faulty-model"))
-        ])
-        expect(held.replies.map((reply) => reply.status)).toEqual([200, 200, 200, 500])
-        for (const reply of held.replies.slice(0, 3)) expect(reply.text).toBe("{}")
-        // The first alone, the batch of three (failed), then each of the three alone.
-        expect(held.statements).toBe(5)
+        const held = await heldBehind(
+          FIVE.map((i) => exportOf(traceSpans(6010 + i))),
+          [exportOf(traceSpans(6001)), exportOf(traceSpans(6002)), exportOf(traceSpans(6003, "faulty-model"))]
+        )
+        expect(held.replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 500])
+        for (const reply of held.replies.slice(0, 7)) expect(reply.text).toBe("{}")
+        // Five alone, the batch of three (failed), then each of the three alone.
+        expect(held.statements).toBe(9)
         const stored = await gateway.current.sql<{ trace_id: string; n: number }>(
           "SELECT trace_id, count(*)::int AS n FROM spans WHERE project_id = $1 AND trace_id = ANY($2) GROUP BY trace_id",
-          [projectId, [6000, 6001, 6002, 6003].map(traceIdOf)]
+          [projectId, [6001, 6002, 6003].map(traceIdOf)]
         )
         expect(new Map(stored.map((row) => [row.trace_id, Number(row.n)]))).toEqual(
-          new Map([6000, 6001, 6002].map((trace) => [traceIdOf(trace), 2]))
+          new Map([6001, 6002].map((trace) => [traceIdOf(trace), 2]))
         )
       } finally {
         await gateway.current.sql("DROP TRIGGER refuse_faulty_run ON runs")
