@@ -22,9 +22,9 @@ import { MCP_PATH } from "../../schema/Mcp.js"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
 import { bearerOf } from "../rest/Auth.js"
 import { type Answer, answerBatch } from "./Batch.js"
-import { directCall } from "./Direct.js"
+import { type CallTool, directCall } from "./Direct.js"
 import { jsonRpcError, refusedParams } from "./Params.js"
-import { makeServerFactory } from "./Server.js"
+import { makeServerFactory, type Outage } from "./Server.js"
 
 /** A transport-level refusal: a JSON-RPC error (id null) with an HTTP status. */
 const refusal = (status: number, code: number, message: string, headers: Record<string, string>) =>
@@ -60,14 +60,14 @@ export const McpRoutes = Layer.effectDiscard(
      * `raw` is a body that is not JSON, for the SDK to refuse.
      */
     const throughSdk =
-      (projectId: string, requestHeaders: RequestHeaders) =>
+      (projectId: string, requestHeaders: RequestHeaders, outage: Outage) =>
       async (message: unknown, raw?: string): Promise<Answer> => {
         const refusal = raw === undefined ? refusedParams(message) : undefined
         if (refusal !== undefined) {
           return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(refusal) }
         }
         const headers = new Headers(Object.entries(requestHeaders))
-        const server = serverFor(projectId)
+        const server = serverFor(projectId, outage)
         const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
         await server.connect(transport)
         try {
@@ -117,7 +117,10 @@ export const McpRoutes = Layer.effectDiscard(
       }
       const body = yield* Effect.orDie(request.text)
       const parsed = parseJson(body)
-      const sdk = throughSdk(key.projectId, request.headers)
+      // The store unreachable during any of the request's calls: 503 for the whole request (Server.ts Outage).
+      const outage: Outage = { cause: undefined }
+      const call: CallTool = (projectId, params) => callTool(projectId, params, outage)
+      const sdk = throughSdk(key.projectId, request.headers, outage)
       const header = headerOf(request.headers)
       let answer: Answer
       if (parsed === undefined) answer = yield* Effect.promise(() => sdk(undefined, body))
@@ -125,16 +128,17 @@ export const McpRoutes = Layer.effectDiscard(
         const messages = parsed.value
         answer = yield* Effect.promise(() =>
           answerBatch(messages, (message) => {
-            const direct = directCall(callTool, key.projectId, header, message)
+            const direct = directCall(call, key.projectId, header, message)
             return direct === undefined ? sdk(message) : Runtime.runPromise(runtime)(direct)
           })
         )
       } else {
         // The common case stays on this fiber: a tools/call the SDK need not see (Direct.ts).
         const message = parsed.value
-        const direct = directCall(callTool, key.projectId, header, message)
+        const direct = directCall(call, key.projectId, header, message)
         answer = direct === undefined ? yield* Effect.promise(() => sdk(message)) : yield* direct
       }
+      if (outage.cause !== undefined) return yield* Effect.die(outage.cause)
       return HttpServerResponse.text(answer.body, {
         status: answer.status,
         headers: answer.headers,

@@ -25,6 +25,7 @@ import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import { Limits } from "../../schema/Limits.js"
 import { THREAD_RESOURCE_TEMPLATE, threadResourceUri } from "../../schema/Mcp.js"
+import { isStoreUnavailable } from "../../src/platform/Defects.js"
 import { Messages } from "../../src/threads/Messages.js"
 import { Threads } from "../../src/threads/Threads.js"
 import { ECHO_MAX_CHARS, shorten } from "./Params.js"
@@ -53,16 +54,28 @@ export interface ToolCallParams {
 }
 
 /**
- * An effect's outcome as the SDK would answer it: its McpError as itself, anything
- * else (a defect, an interruption) as "internal error", never its own text.
+ * A request's note that the store could not be reached while it was
+ * answered: the route then answers the whole request 503 with Retry-After,
+ * as REST does (every tool reads, so the client's retry is safe), rather
+ * than an "internal error" the client would not retry.
  */
-const settle = <A>(effect: Effect.Effect<A, McpError>): Effect.Effect<Either.Either<A, McpError>> =>
+export interface Outage {
+  cause: unknown
+}
+
+/**
+ * An effect's outcome as the SDK would answer it: its McpError as itself, anything
+ * else (a defect, an interruption) as "internal error", never its own text; a
+ * store that could not be reached is also noted in `outage`.
+ */
+const settle = <A>(effect: Effect.Effect<A, McpError>, outage: Outage): Effect.Effect<Either.Either<A, McpError>> =>
   Effect.map(Effect.exit(effect), (exit) => {
     if (Exit.isSuccess(exit)) return Either.right(exit.value)
     const failure = Cause.failureOption(exit.cause)
-    return Either.left(
-      failure._tag === "Some" ? failure.value : new McpError(ErrorCode.InternalError, "internal error")
-    )
+    if (failure._tag === "Some") return Either.left(failure.value)
+    const defect = Cause.dieOption(exit.cause)
+    if (defect._tag === "Some" && isStoreUnavailable(defect.value)) outage.cause ??= defect.value
+    return Either.left(new McpError(ErrorCode.InternalError, "internal error"))
   })
 
 export const makeServerFactory = Effect.gen(function* () {
@@ -72,8 +85,8 @@ export const makeServerFactory = Effect.gen(function* () {
   const runtime = yield* Effect.runtime<never>()
 
   /** Runs an effect for the SDK: its McpError is thrown as itself (the SDK answers it as JSON-RPC). */
-  const run = async <A>(effect: Effect.Effect<A, McpError>): Promise<A> => {
-    const settled = await Runtime.runPromise(runtime)(settle(effect))
+  const run = async <A>(effect: Effect.Effect<A, McpError>, outage: Outage): Promise<A> => {
+    const settled = await Runtime.runPromise(runtime)(settle(effect, outage))
     if (Either.isLeft(settled)) throw settled.left
     return settled.right
   }
@@ -123,7 +136,8 @@ export const makeServerFactory = Effect.gen(function* () {
    */
   const callTool = (
     projectId: string,
-    params: ToolCallParams
+    params: ToolCallParams,
+    outage: Outage
   ): Effect.Effect<Either.Either<CallToolResult, McpError>> => {
     const tool = byName.get(params.name)
     if (tool === undefined) {
@@ -140,11 +154,12 @@ export const makeServerFactory = Effect.gen(function* () {
           ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
           ...(result.isError === true ? { isError: true } : {})
         })
-      )
+      ),
+      outage
     )
   }
 
-  const serverFor = (projectId: string): Server => {
+  const serverFor = (projectId: string, outage: Outage): Server => {
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       instructions: INSTRUCTIONS,
@@ -152,7 +167,7 @@ export const makeServerFactory = Effect.gen(function* () {
     })
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }))
     server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-      const answer = await Runtime.runPromise(runtime)(callTool(projectId, request.params))
+      const answer = await Runtime.runPromise(runtime)(callTool(projectId, request.params, outage))
       if (Either.isLeft(answer)) throw answer.left
       return answer.right
     })
@@ -189,7 +204,8 @@ export const makeServerFactory = Effect.gen(function* () {
               }
             }),
             Effect.catchAll((error) => Effect.fail(new McpError(ErrorCode.InvalidParams, error.message)))
-          )
+          ),
+        outage
       )
     )
     server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
@@ -206,7 +222,7 @@ export const makeServerFactory = Effect.gen(function* () {
       } catch {
         throw new McpError(RESOURCE_NOT_FOUND, `no resource ${shorten(request.params.uri, ECHO_MAX_CHARS)}`)
       }
-      const text = await run(readThread(projectId, threadId))
+      const text = await run(readThread(projectId, threadId), outage)
       return { contents: [{ uri: request.params.uri, mimeType: "text/markdown", text }] }
     })
     return server

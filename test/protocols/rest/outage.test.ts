@@ -70,6 +70,28 @@ describe.skipIf(baseUrl === undefined)("PostgreSQL unreachable", () => {
       expect(reply.headers.get("retry-after")).toMatch(/^\d+$/)
       expect(reply.body).toEqual({ error: "unavailable", message: expect.any(String) })
     }
+    // MCP answers the same: 503 with Retry-After for a single tools/call and for a batch (every tool reads,
+    // so the whole request may be sent again), not a JSON-RPC "internal error" the client would not retry.
+    const mcp = (body: unknown) =>
+      call(gateway.baseUrl, "POST", "/v1/mcp", {
+        raw: JSON.stringify(body),
+        headers: {
+          authorization: `Bearer ${api_key}`,
+          accept: "application/json, text/event-stream",
+          "content-type": "application/json"
+        }
+      })
+    const listThreads = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "list_threads", arguments: {} }
+    })
+    for (const body of [listThreads(1), [listThreads(2), listThreads(3)]]) {
+      const reply = await mcp(body)
+      expect(reply.status, reply.text).toBe(503)
+      expect(reply.headers.get("retry-after")).toMatch(/^\d+$/)
+    }
     expect((await call(gateway.baseUrl, "GET", "/readyz")).status).toBe(503)
     expect((await call(gateway.baseUrl, "GET", "/healthz")).status).toBe(200)
 
@@ -80,6 +102,9 @@ describe.skipIf(baseUrl === undefined)("PostgreSQL unreachable", () => {
     }, 15_000)
     expect(back.status).toBe(200)
     expect(back.body.title).toBe("before")
+    const listed = await mcp(listThreads(4))
+    expect(listed.status, listed.text).toBe(200)
+    expect(listed.text).not.toContain("internal error")
     expect((await call(gateway.baseUrl, "GET", "/readyz")).status).toBe(200)
   })
 
