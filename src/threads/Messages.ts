@@ -3,6 +3,7 @@ import * as Option from "effect/Option"
 import type { CallerShape } from "../../schema/Api/Security.js"
 import { type InvalidRequest, invalid, type NotFound, notFound } from "../../schema/Errors.js"
 import type { CreateFeedback, CreateMessage, MessageListQuery } from "../../schema/Message.js"
+import { retryDeadlock } from "../platform/db/SqlErrors.js"
 import { settled } from "../platform/db/WriteOutcome.js"
 import { rowNotFoundAs404 } from "../platform/Found.js"
 import { newId } from "../platform/Ids.js"
@@ -108,20 +109,23 @@ export class Messages extends Effect.Service<Messages>()("svc/Messages", {
       }
       // message.created goes out with the message (the outbox); a retry or a replace sends nothing.
       // Cut off from the store, the append is looked up by the id it chose before answering (WriteOutcome.ts).
+      // Ended by PostgreSQL to break a deadlock, the whole append (its transaction, with the deliveries) is
+      // tried again: two appends to one thread can meet so when the thread row also holds key locks from
+      // the runs, scores and events referring to it (docs/decisions.md "Deadlocks between appends").
       const id = newId("msg")
-      const outcome = yield* outbox
-        .withMessageCreated(caller.projectId, attempt(id, EXTERNAL_ID_TRIES), (done) =>
+      const outcome = yield* retryDeadlock(
+        outbox.withMessageCreated(caller.projectId, attempt(id, EXTERNAL_ID_TRIES), (done) =>
           done._tag === "Created" ? done.id : undefined
         )
-        .pipe(
-          settled(
-            "message",
-            Effect.map(
-              repo.findAppended(caller.projectId, threadId, id),
-              Option.map((found): AppendOutcome => ({ _tag: "Created", id: found }))
-            )
+      ).pipe(
+        settled(
+          "message",
+          Effect.map(
+            repo.findAppended(caller.projectId, threadId, id),
+            Option.map((found): AppendOutcome => ({ _tag: "Created", id: found }))
           )
         )
+      )
       if (outcome._tag === "Created") usage.record(caller.projectId, caller.userId, { messages: 1 })
       return outcome
     })

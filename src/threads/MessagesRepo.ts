@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { MessageListOrder } from "../../schema/Message.js"
 import { foundOrFail, RowNotFound } from "../platform/db/RowNotFound.js"
-import { isReferenceGone, retryDeadlock } from "../platform/db/SqlErrors.js"
+import { isReferenceGone } from "../platform/db/SqlErrors.js"
 import { isoTimestampSql } from "../platform/db/SqlText.js"
 import type { TenantScope } from "../platform/db/TenantScope.js"
 import { ALPHABET } from "../platform/Ids.js"
@@ -212,16 +212,10 @@ export class MessagesRepo extends Effect.Service<MessagesRepo>()("svc/MessagesRe
       )
     }
 
-    /**
-     * See appendStatement: the id given, else one made under the thread's lock.
-     * A statement PostgreSQL ends to break a deadlock is tried again: two
-     * appends to one thread can meet so when the thread row also holds key
-     * locks from other writes referring to it (runs, scores, events: found by
-     * the soak, docs/decisions.md "Deadlocks between appends").
-     */
+    /** See appendStatement: the id given, else one made under the thread's lock. */
     const append = (scope: TenantScope, message: NewMessage) =>
-      retryDeadlock(appendStatement(scope, message, false)).pipe(
-        Effect.catchTag("IdNotAfterLast", () => retryDeadlock(appendStatement(scope, message, true))),
+      appendStatement(scope, message, false).pipe(
+        Effect.catchTag("IdNotAfterLast", () => appendStatement(scope, message, true)),
         // The id made under the lock is above the largest by construction.
         Effect.catchTag("IdNotAfterLast", () => Effect.dieMessage("no message id above the last"))
       )

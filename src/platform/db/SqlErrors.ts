@@ -1,7 +1,10 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Schedule from "effect/Schedule"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
 import { errorCode } from "../ErrorCode.js"
 
 /** The SQLSTATE of a database error, when the driver gave one. */
@@ -22,18 +25,31 @@ export const whenReferenceGone =
 /** PostgreSQL chose this statement's transaction to end a deadlock (40P01): nothing of it was written. */
 export const isDeadlockVictim = (error: unknown): boolean => error instanceof SqlError && sqlState(error) === "40P01"
 
+/** The cause is a deadlock's victim, failed or died (a transaction's SqlError is a defect: inTransaction). */
+const deadlocked = (cause: Cause.Cause<unknown>): boolean => {
+  if (Cause.isInterrupted(cause)) return false
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) return isDeadlockVictim(failure.value)
+  const defect = Cause.dieOption(cause)
+  return Option.isSome(defect) && isDeadlockVictim(defect.value)
+}
+
 /**
- * `effect` (one statement, or a transaction it wholly is) again, up to twice
- * more, when PostgreSQL ended it to break a deadlock: the documented remedy,
- * safe because a deadlock's victim is rolled back whole. Each try waits a
- * few milliseconds more (with jitter), so the two that met part.
+ * `effect` again, up to `triesLeft` more times, when PostgreSQL ended it to
+ * break a deadlock: the documented remedy. `effect` must be the whole
+ * transaction (or a statement outside any): a deadlock's victim is rolled
+ * back whole, while a statement tried again inside its aborted transaction
+ * only fails again ("current transaction is aborted"). Each try waits 5 to
+ * 10 ms more, so the two that met part.
  */
-export const retryDeadlock = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.retry(effect, {
-    while: isDeadlockVictim,
-    times: 2,
-    schedule: Schedule.jittered(Schedule.exponential("5 millis"))
-  })
+export const retryDeadlock = <A, E, R>(effect: Effect.Effect<A, E, R>, triesLeft = 2): Effect.Effect<A, E, R> =>
+  Effect.catchAllCause(effect, (cause) =>
+    triesLeft > 0 && deadlocked(cause)
+      ? Effect.flatMap(Random.nextIntBetween(5, 10), (ms) =>
+          Effect.zipRight(Effect.sleep(Duration.millis(ms * (3 - triesLeft))), retryDeadlock(effect, triesLeft - 1))
+        )
+      : Effect.failCause(cause)
+  )
 
 /**
  * `effect` in a transaction of `sql`: the store's own failures (SqlError,

@@ -1,20 +1,35 @@
 /**
- * An append PostgreSQL ends to break a deadlock (40P01) is tried again
+ * An append PostgreSQL ends to break a deadlock (40P01) is tried again, whole
  * (src/platform/db/SqlErrors.ts retryDeadlock, docs/decisions.md "Deadlocks
- * between appends"): the client gets 201 and the message is stored once. The
- * deadlock is made by a trigger that raises 40P01 on the first tries of a
- * marked message, on both stores.
+ * between appends"): the client gets 201 and the message is stored once,
+ * alone or in its transaction with its webhook deliveries. The deadlock is
+ * made by a trigger that raises 40P01 on the first tries of a marked message,
+ * on both stores.
  */
 import { beforeAll, describe, expect, it } from "vitest"
-import { asUser, createProject, NOW, stores, useGateway } from "../../support/layers.js"
+import { admin, asUser, createProject, NOW, stores, useGateway } from "../../support/layers.js"
 
-describe.each(stores)("an append ended by a deadlock ($name)", (storeUnderTest) => {
-  const gateway = useGateway(storeUnderTest)
+const cases = stores.flatMap((store) => [
+  { store, name: store.name, webhook: false },
+  { store, name: `${store.name}, with a message.created subscription`, webhook: true }
+])
+
+describe.each(cases)("an append ended by a deadlock ($name)", ({ store: storeUnderTest, webhook }) => {
+  // No job polls: the deliveries stay pending, to be counted.
+  const gateway = useGateway(storeUnderTest, { WEBHOOK_ALLOW_PRIVATE: "true", JOBS_POLL_SECONDS: "0" })
   let user: ReturnType<typeof asUser>
 
   beforeAll(async () => {
-    const { api_key } = await createProject(gateway.current, "deadlock")
+    const { api_key, project_id } = await createProject(gateway.current, "deadlock")
     user = asUser(gateway.current, api_key, "u1", "w1")
+    if (webhook) {
+      // With a subscription, the append and its deliveries are one transaction: it is tried again whole.
+      const made = await admin(gateway.current)("POST", `/projects/${project_id}/webhooks`, {
+        url: "http://127.0.0.1:9/hook",
+        events: ["message.created"]
+      })
+      expect(made.status, made.text).toBe(201)
+    }
     // A sequence counts the tries: unlike a row, nextval is not rolled back with the failed statement.
     await gateway.current.sql("CREATE SEQUENCE deadlock_tries")
     // The first `limit` tries of a message whose text holds its marker fail as a deadlock's victim does.
@@ -48,7 +63,11 @@ describe.each(stores)("an append ended by a deadlock ($name)", (storeUnderTest) 
     const tries = await gateway.current.sql<{ n: number }>(
       "SELECT CASE WHEN is_called THEN last_value ELSE 0 END::int AS n FROM deadlock_tries"
     )
-    return { reply, stored: Number(stored[0]?.n), tries: Number(tries[0]?.n) }
+    const deliveries = await gateway.current.sql<{ n: number }>(
+      "SELECT count(*)::int AS n FROM webhook_deliveries WHERE thread_id = $1",
+      [threadId]
+    )
+    return { reply, stored: Number(stored[0]?.n), tries: Number(tries[0]?.n), deliveries: Number(deliveries[0]?.n) }
   }
 
   it("stores the message once after a deadlock, answering 201", async () => {
@@ -56,10 +75,12 @@ describe.each(stores)("an append ended by a deadlock ($name)", (storeUnderTest) 
     expect(once.reply.status, once.reply.text).toBe(201)
     expect(once.stored).toBe(1)
     expect(once.tries).toBe(2)
+    expect(once.deliveries).toBe(webhook ? 1 : 0)
     const twice = await append("ends in deadlock-2")
     expect(twice.reply.status, twice.reply.text).toBe(201)
     expect(twice.stored).toBe(1)
     expect(twice.tries).toBe(3)
+    expect(twice.deliveries).toBe(webhook ? 1 : 0)
   })
 
   it("gives up after three tries: the deadlock is not hidden for ever", async () => {
@@ -67,5 +88,6 @@ describe.each(stores)("an append ended by a deadlock ($name)", (storeUnderTest) 
     expect(stuck.reply.status).toBe(500)
     expect(stuck.stored).toBe(0)
     expect(stuck.tries).toBe(3)
+    expect(stuck.deliveries).toBe(0)
   })
 })
