@@ -140,12 +140,9 @@ export const makeGroupCommit = <K, In, Out, E, R, S>(
           return Effect.zipRight(Effect.forkDaemon(run(key, state, [member])), Deferred.await(done))
         }
         const size = state.size === undefined ? options.sizeOf(input) : options.joins(state.size, input)
-        if (size === undefined) {
-          return Effect.flatMap(write(key, [input]), (outs) => {
-            const out = outs[0]
-            return out === undefined ? Effect.die(new Error("a write answered no share")) : Effect.succeed(out)
-          })
-        }
+        // Not joining: written alone at once, by a fiber of its own like every other write.
+        if (size === undefined)
+          return Effect.zipRight(Effect.forkDaemon(writeBatch(key, [member])), Deferred.await(done))
         state.queue.push(member)
         state.size = size
         return Deferred.await(done)
