@@ -54,10 +54,10 @@ export interface NewTracesOutcome {
   readonly created: ReadonlyArray<DerivedRunWritten>
 }
 
-/** Whether storeNew takes these spans in one statement (else `store`, in chunks). */
-export const fitsOneStatement = (rows: ReadonlyArray<SpanRow>): boolean => fitsTogether(rows.length, bytesOf(rows))
-
-/** Whether spans of this count and size go in one statement of storeNew (exports batched together). */
+/**
+ * Whether spans of this count and size go in one statement of storeNew (an
+ * export, or exports batched together; else `store`, in chunks).
+ */
 export const fitsTogether = (spans: number, bytes: number): boolean => spans <= CHUNK_SPANS && bytes <= CHUNK_BYTES
 
 /** The spans' size as a statement carries them. */

@@ -25,7 +25,7 @@ import { fn } from "../platform/telemetry/Traced.js"
 import { type DerivedRunRow, Runs } from "../runs/Runs.js"
 import { checkSpans, refusalReason } from "./SpanChecks.js"
 import type { SpanInput } from "./SpanModel.js"
-import { bytesOf, fitsOneStatement, fitsTogether, type ResourceRow, type SpanRow, SpansRepo } from "./SpansRepo.js"
+import { bytesOf, fitsTogether, type ResourceRow, type SpanRow, SpansRepo } from "./SpansRepo.js"
 import { type Derived, type NewPart, TraceRuns } from "./TraceRuns.js"
 import { TracesRepo } from "./TracesRepo.js"
 
@@ -235,14 +235,15 @@ export class Traces extends Effect.Service<Traces>()("svc/Traces", {
         // Traces new to the store (the usual export: a batch of whole traces), with their runs, in one statement,
         // batched with other exports of the project under load. Not when the runs' events are wanted (their
         // deliveries are written with them), nor for a large export.
-        if (fitsOneStatement(rows) && !(yield* traceRuns.eventsWanted(projectId))) {
+        const bytes = bytesOf(rows)
+        if (fitsTogether(rows.length, bytes) && !(yield* traceRuns.eventsWanted(projectId))) {
           const planned = yield* traceRuns.plan(projectId, partsOfNewTraces(rows, cap), [])
           const share = yield* newTraces.submit(projectId, {
             rows,
             resources: checked.resources,
             planned,
             traceIds: new Set(rows.map((row) => row.span.trace_id)),
-            bytes: bytesOf(rows)
+            bytes
           })
           if (share.made.size > 0) {
             rows = rows.filter((row) => !share.made.has(row.span.trace_id))
