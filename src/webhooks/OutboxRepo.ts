@@ -49,6 +49,15 @@ export type AttemptResult =
   | { readonly _tag: "Retry"; readonly at: Date }
   | { readonly _tag: "Failed" }
 
+/** An attempt on a claimed delivery (`at`: when it ended), with what follows from it. */
+export interface RecordedAttempt {
+  readonly project_id: string
+  readonly id: string
+  readonly entry: AttemptEntry
+  readonly result: AttemptResult
+  readonly at: Date
+}
+
 /** Attempts kept in a delivery's log (the oldest go first). */
 const LOG_KEPT = 50
 
@@ -144,23 +153,29 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("svc/OutboxRepo", {
         WHERE d.project_id = k.project_id AND d.id = k.id AND d.leased_by = ${holder}
         RETURNING d.project_id, d.id`
 
-    /** Records an attempt made under `holder`'s lease, and what follows from it. */
-    const recordAttempt = (
-      projectId: string,
-      id: string,
-      holder: string,
-      entry: AttemptEntry,
-      result: AttemptResult,
-      at: Date
-    ) =>
-      sql`UPDATE webhook_deliveries SET attempts = attempts + 1,
-          attempt_log = (CASE WHEN jsonb_array_length(attempt_log) >= ${LOG_KEPT} THEN attempt_log - 0
-            ELSE attempt_log END) || ${JSON.stringify([entry])}::jsonb,
-          status = ${result._tag === "Delivered" ? "delivered" : result._tag === "Failed" ? "failed" : "pending"},
-          next_attempt_at = ${result._tag === "Retry" ? result.at : null},
-          finished_at = ${result._tag === "Retry" ? null : at},
+    /**
+     * Records attempts made under `holder`'s lease, and what follows from
+     * each, in one statement (the job writes a batch's as they gather). A
+     * row another holder took meanwhile is left as it is.
+     */
+    const recordAttempts = (holder: string, attempts: ReadonlyArray<RecordedAttempt>) =>
+      sql`UPDATE webhook_deliveries d SET attempts = d.attempts + 1,
+          attempt_log = (CASE WHEN jsonb_array_length(d.attempt_log) >= ${LOG_KEPT} THEN d.attempt_log - 0
+            ELSE d.attempt_log END) || jsonb_build_array(k.entry),
+          status = k.status, next_attempt_at = k.next_attempt_at, finished_at = k.finished_at,
           lease_until = NULL, leased_by = NULL
-        WHERE project_id = ${projectId} AND id = ${id} AND leased_by = ${holder}`.pipe(Effect.asVoid)
+        FROM jsonb_to_recordset(${JSON.stringify(
+          attempts.map(({ project_id, id, entry, result, at }) => ({
+            project_id,
+            id,
+            entry,
+            status: result._tag === "Delivered" ? "delivered" : result._tag === "Failed" ? "failed" : "pending",
+            next_attempt_at: result._tag === "Retry" ? result.at.toISOString() : null,
+            finished_at: result._tag === "Retry" ? null : at.toISOString()
+          }))
+        )}::jsonb) AS k(project_id text, id text, entry jsonb, status text, next_attempt_at timestamptz,
+          finished_at timestamptz)
+        WHERE d.project_id = k.project_id AND d.id = k.id AND d.leased_by = ${holder}`.pipe(Effect.asVoid)
 
     const listDeliveries = (projectId: string, webhookId: string, limit: number, status: DeliveryStatus | undefined) =>
       sql<DeliveryRow>`SELECT ${deliveryColumns} FROM webhook_deliveries
@@ -204,7 +219,7 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("svc/OutboxRepo", {
       toAlertRule: fn("OutboxRepo.toAlertRule")(toAlertRule, Effect.orDie),
       claim: fn("OutboxRepo.claim")(claim, Effect.orDie),
       renew: fn("OutboxRepo.renew")(renew, Effect.orDie),
-      recordAttempt: fn("OutboxRepo.recordAttempt")(recordAttempt, Effect.orDie),
+      recordAttempts: fn("OutboxRepo.recordAttempts")(recordAttempts, Effect.orDie),
       listDeliveries: fn("OutboxRepo.listDeliveries")(listDeliveries, Effect.orDie),
       redeliver: fn("OutboxRepo.redeliver")(redeliver, Effect.orDie),
       pending: pending.pipe(Effect.orDie),

@@ -5,12 +5,18 @@ import { AppConfig } from "../platform/Config.js"
 import type { Job, JobResult } from "../platform/jobs/Jobs.js"
 import { heldRows, LEASE_MS, withLease } from "../platform/jobs/Lease.js"
 import { exponentialBackoff } from "../platform/jobs/Queue.js"
-import { type AttemptResult, type ClaimedDelivery, OutboxRepo } from "./OutboxRepo.js"
+import { type AttemptResult, type ClaimedDelivery, OutboxRepo, type RecordedAttempt } from "./OutboxRepo.js"
 import { deliver } from "./WebhookSender.js"
 
-/** Deliveries claimed at once, and sent at once. */
-const BATCH = 20
-const CONCURRENCY = 10
+/**
+ * Deliveries claimed at once, and how many of them are on the wire at a
+ * time. Their attempts are recorded by statements of at most
+ * RECORDED_AT_ONCE, written as attempts end (a slow address holds back
+ * only the few recorded with it).
+ */
+const BATCH = 128
+const CONCURRENCY = 32
+const RECORDED_AT_ONCE = 32
 /** A pass stops claiming after this long (so that the gateway's other jobs, run one after another, get their turn). */
 const PASS_BUDGET_MS = 60_000
 /** After failed attempt n: 30 s, 1 min, 2 min, ... at most an hour, until the delivery's 24 hours are over. */
@@ -31,67 +37,99 @@ export class WebhookJob extends Effect.Service<WebhookJob>()("svc/WebhookJob", {
 
     const keyOf = (row: { readonly project_id: string; readonly id: string }) => `${row.project_id}/${row.id}`
 
-    /** Sends one delivery and records the attempt; `done` lets its lease go first (src/platform/jobs/Lease.ts heldRows). */
-    const attempt = (item: ClaimedDelivery, done: (item: ClaimedDelivery) => void, details: Record<string, number>) =>
+    /** Sends one delivery: the attempt, and what follows from it (recorded by the caller). */
+    const attempt = (item: ClaimedDelivery) =>
       Effect.gen(function* () {
         const startedAt = yield* nowMs
         const outcome = yield* Effect.promise(() =>
           deliver({ url: item.url, secret: item.secret, id: item.id, body: item.body, nowMs: startedAt, allowPrivate })
         )
         const at = yield* nowMs
-        const attempts = item.attempts + 1
-        const next = at + webhookBackoff(attempts)
+        const next = at + webhookBackoff(item.attempts + 1)
         const result: AttemptResult =
           outcome.error === null
             ? { _tag: "Delivered" }
             : next > item.retry_until.getTime()
               ? { _tag: "Failed" }
               : { _tag: "Retry", at: new Date(next) }
-        done(item)
-        yield* repo.recordAttempt(
-          item.project_id,
-          item.id,
-          holder,
-          {
+        const recorded: RecordedAttempt = {
+          project_id: item.project_id,
+          id: item.id,
+          entry: {
             at: new Date(startedAt).toISOString(),
             status_code: outcome.statusCode,
             error: outcome.error,
             duration_ms: outcome.durationMs
           },
           result,
-          new Date(at)
-        )
-        const kind = result._tag === "Delivered" ? "delivered" : result._tag === "Failed" ? "failed" : "retried"
-        details[kind] = (details[kind] ?? 0) + 1
+          at: new Date(at)
+        }
+        return recorded
       })
 
+    /** One claim's deliveries sent and recorded: false when another gateway took some of them (the pass stops). */
+    const batch = (claimed: ReadonlyArray<ClaimedDelivery>, details: Record<string, number>) => {
+      const held = heldRows(claimed, keyOf)
+      const ended: Array<{ readonly item: ClaimedDelivery; readonly recorded: RecordedAttempt }> = []
+      // Lets the ended rows' leases go first (src/platform/jobs/Lease.ts heldRows), then records them in one statement.
+      const record = Effect.suspend(() => {
+        const chunk = ended.splice(0)
+        if (chunk.length === 0) return Effect.void
+        for (const { item } of chunk) held.done(item)
+        return repo.recordAttempts(
+          holder,
+          chunk.map(({ recorded }) => recorded)
+        )
+      })
+      const send = (item: ClaimedDelivery) =>
+        Effect.flatMap(attempt(item), (recorded) => {
+          const kind =
+            recorded.result._tag === "Delivered"
+              ? "delivered"
+              : recorded.result._tag === "Failed"
+                ? "failed"
+                : "retried"
+          details[kind] = (details[kind] ?? 0) + 1
+          ended.push({ item, recorded })
+          return ended.length >= RECORDED_AT_ONCE ? record : Effect.void
+        })
+      // Leases renewed while the batch is sent; if another gateway took one, the pass stops (the rest lapse to it).
+      return Effect.forEach(claimed, send, { concurrency: CONCURRENCY, discard: true }).pipe(
+        Effect.zipRight(record),
+        withLease(
+          "webhook deliveries",
+          held.renewal((rows, until) => Effect.map(repo.renew(holder, rows, until), (moved) => moved.map(keyOf)))
+        ),
+        Effect.as(true),
+        Effect.catchTag("LeaseLost", (lost) =>
+          Effect.as(Effect.logWarning(`webhooks pass stopped: ${lost.message}`), false)
+        )
+      )
+    }
+
+    /**
+     * Claims and sends until nothing is due (what became due while a batch
+     * was sent is claimed by the next), or the budget is spent: then the
+     * pass answers `more`, and the runner runs it again at once.
+     */
     const pass = Effect.gen(function* () {
       const deadline = (yield* nowMs) + PASS_BUDGET_MS
       const details: Record<string, number> = { delivered: 0, retried: 0, failed: 0 }
-      while ((yield* nowMs) < deadline) {
+      let more = false
+      for (;;) {
         const at = yield* nowMs
+        if (at >= deadline) {
+          more = true
+          break
+        }
         const claimed = yield* repo.claim(holder, new Date(at), new Date(at + LEASE_MS), BATCH)
-        const held = heldRows(claimed, keyOf)
-        // Leases renewed while the batch is sent; if another gateway took one, this pass stops (the rest lapse to it).
-        const sent = yield* Effect.forEach(claimed, (item) => attempt(item, held.done, details), {
-          concurrency: CONCURRENCY,
-          discard: true
-        }).pipe(
-          withLease(
-            "webhook deliveries",
-            held.renewal((rows, until) => Effect.map(repo.renew(holder, rows, until), (moved) => moved.map(keyOf)))
-          ),
-          Effect.as(true),
-          Effect.catchTag("LeaseLost", (lost) =>
-            Effect.as(Effect.logWarning(`webhooks pass stopped: ${lost.message}`), false)
-          )
-        )
-        if (!sent || claimed.length < BATCH) break
+        if (claimed.length === 0 || !(yield* batch(claimed, details))) break
       }
       details.pending = yield* repo.pending
       const result: JobResult = {
         items: (details.delivered ?? 0) + (details.retried ?? 0) + (details.failed ?? 0),
-        details
+        details,
+        more
       }
       return result
     }).pipe(Effect.withSpan("WebhookJob.pass"))

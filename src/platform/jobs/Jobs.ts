@@ -16,6 +16,12 @@ import { LEASE_MS, type LeaseLost, withLease } from "./Lease.js"
 export interface JobResult {
   readonly items: number
   readonly details: Readonly<Record<string, number>>
+  /**
+   * The pass stopped on its budget with work left (a queue's backlog): the
+   * job is due again at once, and the runner looks again without waiting
+   * for its next poll.
+   */
+  readonly more?: boolean
 }
 
 /**
@@ -98,7 +104,7 @@ const runOnce = (job: Job, pass: Effect.Effect<JobResult, LeaseLost>) =>
     const times = { job: job.name, started_at: startedAt, finished_at: finishedAt }
     if (outcome._tag === "Success") {
       const run: JobRun = { ...times, items: outcome.value.items, details: outcome.value.details, error: null }
-      return run
+      return { run, more: outcome.value.more === true }
     }
     const lost = Cause.failureOption(outcome.cause)
     const run: JobRun = {
@@ -110,7 +116,7 @@ const runOnce = (job: Job, pass: Effect.Effect<JobResult, LeaseLost>) =>
     // A lost lease is not the job's failure: this gateway stalled (its store or its event loop) past the lease.
     if (Option.isSome(lost)) yield* Effect.logWarning(`job ${job.name} stopped: ${run.error}`)
     else yield* Effect.logError(`job ${job.name} failed`, outcome)
-    return run
+    return { run, more: false }
   })
 
 /** The runner; `timer` false (the CLI): jobs run only on demand, whatever JOBS_POLL_SECONDS says. */
@@ -159,29 +165,42 @@ export const layerWith = (options: { readonly timer: boolean }) =>
       const runNow = fn("Jobs.runNow")(function* (name: string) {
         const job = byName.get(name)
         if (job === undefined) return yield* Effect.fail(notFound("job"))
-        const run = yield* runOnce(job, job.run)
+        const { run } = yield* runOnce(job, job.run)
         yield* record(run, undefined)
         return run
       })
 
-      const tick = fn("Jobs.tick")(function* () {
+      /** One look for due jobs; `more`: a job left work behind (JobResult.more), so it is due again at once. */
+      const round = fn("Jobs.round")(function* () {
         const runs: Array<JobRun> = []
+        let more = false
         for (const job of jobs) {
           const at = yield* now
           if (!(yield* repo.claimDue(job.name, holder, at, new Date(at.getTime() + LEASE_MS)))) continue
           const leased = withLease(`job ${job.name}`, (until) => repo.renew(job.name, holder, until))
-          const run = yield* runOnce(job, leased(job.run))
+          const outcome = yield* runOnce(job, leased(job.run))
+          const { run } = outcome
           // Releases the lease and sets the next run only if this gateway still holds the job.
-          yield* record(run, { holder, nextRunAt: new Date(run.finished_at.getTime() + job.intervalMs) })
+          yield* record(run, {
+            holder,
+            nextRunAt: new Date(run.finished_at.getTime() + (outcome.more ? 0 : job.intervalMs))
+          })
           runs.push(run)
+          more ||= outcome.more
         }
-        return runs
+        return { runs, more }
+      })
+
+      const tick = fn("Jobs.tick")(function* () {
+        return (yield* round()).runs
       })
 
       if (pollSeconds > 0) {
-        yield* tick().pipe(
-          Effect.catchAllCause((cause) => Effect.logError("the job runner failed a round", cause)),
-          Effect.zipRight(Effect.sleep(Duration.seconds(pollSeconds))),
+        // After a round in which a job left work behind (JobResult.more), the next round starts at once.
+        yield* round().pipe(
+          Effect.map(({ more }) => more),
+          Effect.catchAllCause((cause) => Effect.as(Effect.logError("the job runner failed a round", cause), false)),
+          Effect.flatMap((again) => (again ? Effect.void : Effect.sleep(Duration.seconds(pollSeconds)))),
           Effect.forever,
           Effect.forkScoped
         )

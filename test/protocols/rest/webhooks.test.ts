@@ -242,6 +242,55 @@ describe.each(stores)("webhooks ($name)", (storeUnderTest) => {
     expect(runs.body.runs.map((run: { id: string }) => run.id)).toEqual([payload.data.id])
   })
 
+  it("a backlog of several claims goes in one pass: each delivery sent once, each attempt recorded once", async () => {
+    const project = await createProject(handle.current)
+    const ok = await subscribe(project.project_id, receiver.url("/bulk-ok"), ["thread.created"])
+    const failing = await subscribe(project.project_id, receiver.url("/bulk-fail"), ["thread.created"])
+    receiver.answer("/bulk-fail", 500)
+    const client = asUser(handle.current, project.api_key, "user_1", "ws_1")
+    // 150 threads: 300 deliveries, more than two of the job's claims (128), delivered and retried ones mixed.
+    const threads = 150
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        for (let i = 0; i < threads / 10; i++) await newThread(client)
+      })
+    )
+
+    const result = await runJob()
+    expect(result.details.delivered).toBeGreaterThanOrEqual(threads)
+    expect(result.details.retried).toBeGreaterThanOrEqual(threads)
+    const sentOk = receiver.at("/bulk-ok")
+    const sentFailing = receiver.at("/bulk-fail")
+    expect(sentOk).toHaveLength(threads)
+    expect(sentFailing).toHaveLength(threads)
+    expect(new Set(sentOk.map((entry) => entry.headers["webhook-id"])).size).toBe(threads)
+    expect(new Set(sentFailing.map((entry) => entry.headers["webhook-id"])).size).toBe(threads)
+
+    // Each attempt is in its own delivery's log, once (the log lists the newest 100).
+    const delivered = await deliveries(project.project_id, ok.id)
+    expect(delivered).toHaveLength(100)
+    for (const delivery of delivered) {
+      expect(delivery).toMatchObject({ status: "delivered", attempts: 1, next_attempt_at: null })
+      expect(delivery.attempt_log).toMatchObject([{ status_code: 204, error: null }])
+    }
+    const retried = await deliveries(project.project_id, failing.id)
+    for (const delivery of retried) {
+      expect(delivery).toMatchObject({ status: "pending", attempts: 1 })
+      expect(delivery.attempt_log).toMatchObject([{ status_code: 500, error: "answered 500" }])
+      expect(new Date(delivery.next_attempt_at ?? 0).getTime()).toBeGreaterThan(Date.now() + 20_000)
+    }
+    const ids = new Set(sentOk.map((entry) => entry.headers["webhook-id"]))
+    for (const delivery of delivered) expect(ids.has(delivery.id)).toBe(true)
+
+    // Nothing is due now: the next pass sends nothing.
+    await runJob()
+    expect(receiver.at("/bulk-ok")).toHaveLength(threads)
+    expect(receiver.at("/bulk-fail")).toHaveLength(threads)
+    // Its retries (due later) would go out in the next tests' passes, which move the clock: gone with their subscription.
+    const removed = await adminCall("DELETE", `/projects/${project.project_id}/webhooks/${failing.id}`)
+    expect(removed.status, removed.text).toBe(204)
+  })
+
   it("a failing receiver gets retries with backoff (500, then a timeout, then 2xx); the log shows them; redeliver", async () => {
     const project = await createProject(handle.current)
     const hook = await subscribe(project.project_id, receiver.url("/flaky"), ["thread.created"])

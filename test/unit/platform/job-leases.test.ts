@@ -13,6 +13,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -50,27 +51,33 @@ const heldPass = Effect.gen(function* () {
 describe.each(stores)("job leases ($name)", (storeUnderTest) => {
   const store = useStore(storeUnderTest)
 
-  /** A gateway's job runner (its own holder) over `job` on the shared store; jobs run when the test ticks it. */
-  const runner = (job: Job) =>
+  /**
+   * A gateway's job runner (its own holder) over `job` on the shared store; jobs run when the test ticks it, or
+   * also (`pollSeconds`) on the runner's timer, polling that often.
+   */
+  const runner = (job: Job, pollSeconds?: number) =>
     Effect.map(
       Layer.build(
-        layerWith({ timer: false }).pipe(
+        layerWith({ timer: pollSeconds !== undefined }).pipe(
           Layer.provide(Layer.succeed(JobList, [job])),
-          Layer.provide(Layer.succeed(SqlClient.SqlClient, store.sql))
+          Layer.provide(Layer.succeed(SqlClient.SqlClient, store.sql)),
+          Layer.provide(
+            Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["JOBS_POLL_SECONDS", String(pollSeconds ?? 0)]])))
+          )
         )
       ),
       (context) => Context.get(context, Jobs)
     )
 
-  /** The other gateway's job of the same name, counting its passes. */
-  const counted = (name: string) => {
+  /** The other gateway's job of the same name, counting its passes; `more(n)`: whether pass n leaves work behind. */
+  const counted = (name: string, more: (n: number) => boolean = () => false) => {
     const passes = { n: 0 }
     const job: Job = {
       name,
       intervalMs: 60_000,
       run: Effect.sync(() => {
         passes.n += 1
-        return { items: 0, details: {} }
+        return { items: 0, details: {}, more: more(passes.n) }
       })
     }
     return { job, passes }
@@ -181,6 +188,29 @@ describe.each(stores)("job leases ($name)", (storeUnderTest) => {
         expect(after).toMatchObject({ leased_by: "another-gateway", failures: 1 })
         expect(after?.next_run_at).toEqual(before?.next_run_at)
         expect(after?.last_error).toMatch(/lease/)
+      }),
+    30_000
+  )
+
+  it.scoped(
+    "a pass that leaves work behind (more) is due again at once: the timer runs it without waiting for its poll",
+    () =>
+      Effect.gen(function* () {
+        const name = "backlog"
+        yield* TestClock.setTime(Date.parse("2030-01-01T00:00:00Z"))
+        // Three passes leave a backlog, the fourth empties it.
+        const { job, passes } = counted(name, (n) => n < 4)
+        // The timer's runner, polling once an hour: on the test clock, which stands still, a poll never comes.
+        yield* runner(job, 3600)
+        for (let wait = 0; wait < 500 && passes.n < 4; wait++) yield* realWait(10)
+        expect(passes.n).toBe(4)
+        // Then it waits for its poll, and the job for its interval.
+        yield* realWait(300)
+        expect(passes.n).toBe(4)
+        const [after] = yield* store.sql<{ next_run_at: Date; last_finished_at: Date; runs: number }>`
+          SELECT next_run_at, last_finished_at, runs::int AS runs FROM jobs WHERE name = ${name}`
+        expect(after?.runs).toBe(4)
+        expect((after?.next_run_at.getTime() ?? 0) - (after?.last_finished_at.getTime() ?? 0)).toBe(60_000)
       }),
     30_000
   )
