@@ -1,7 +1,8 @@
 /**
  * The topics job's use of the model, when one is configured (TOPICS_MODEL_*,
  * docs/decisions.md "Topics"): naming a full run's topics and placing the
- * threads no topic's words fit. Never fails: a call that fails, times out,
+ * threads no topic's words fit, in a full run (assistRun) and between runs
+ * (assistPlacement). The model fails no step: a call that fails, times out,
  * answers too much or answers something that is not a name or a choice
  * leaves the extractive outcome (the label, no topic) and is logged. Bounded
  * by MODEL_BOUNDS (Naming.ts): topics and threads per run, text per
@@ -12,8 +13,18 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { yieldToEventLoop } from "../platform/jobs/EventLoop.js"
-import { choiceOf, MODEL_BOUNDS, membersFingerprint, nameOf, namingQuestion, placingQuestion } from "./Naming.js"
+import { type PreviousTopic, placementIndex, type TopicModel, type TopicThread } from "./Clustering.js"
+import {
+  choiceOf,
+  chooseSamples,
+  MODEL_BOUNDS,
+  membersFingerprint,
+  nameOf,
+  namingQuestion,
+  placingQuestion
+} from "./Naming.js"
 import { TopicNamer, TopicNamerFailed, type TopicQuestion } from "./TopicNamer.js"
+import { TopicsRepo } from "./TopicsRepo.js"
 
 /** A name the model gave, with the members it was given for (a topic with the same members keeps it). */
 export interface NamedTopic {
@@ -55,8 +66,17 @@ export interface ModelTally {
 
 export const emptyTally = (): ModelTally => ({ named: 0, kept: 0, placed: 0, declined: 0, failed: 0 })
 
+/** What the stored placement model keeps of the model's work for the next run (TopicJob.ts StoredModel). */
+export interface ModelMemory {
+  /** The model's names, with the members each was given for (absent: none, or no model). */
+  readonly named?: ReadonlyArray<NamedTopic> | undefined
+  /** Threads the model said fit no topic (not asked again). */
+  readonly declined?: ReadonlyArray<string> | undefined
+}
+
 export const TopicModelAssist = Effect.gen(function* () {
   const namer = yield* TopicNamer
+  const repo = yield* TopicsRepo
 
   /** One question within what is left of the step's time; a failure is logged and answers None. */
   const ask = (
@@ -175,5 +195,83 @@ export const TopicModelAssist = Effect.gen(function* () {
       return { placed, declined }
     })
 
-  return { configured: namer.configured, name, place } as const
+  /**
+   * A full run's model steps (a topics model configured): names for its
+   * topics, and topics for the threads the grouping left in none: the one
+   * they had (a model placement that lasts while its topic does), else the
+   * model's choice. `stored` is what the last run kept of the model's
+   * work. Fills `topicOf`; answers the labels and what to store for the
+   * next run.
+   */
+  const assistRun = (
+    projectId: string,
+    stored: ModelMemory | undefined,
+    model: TopicModel,
+    threads: ReadonlyArray<TopicThread>,
+    previous: ReadonlyArray<PreviousTopic>,
+    topicOf: Map<string, string>,
+    tally: ModelTally
+  ) =>
+    Effect.gen(function* () {
+      const textsOf = new Map(threads.map((thread) => [thread.id, thread.texts] as const))
+      const { weights } = placementIndex(model)
+      const toName = model.topics.map(
+        (topic): TopicToName => ({
+          id: topic.id,
+          members: topic.members,
+          keywords: topic.terms.map((term) => term.term),
+          samples: () => chooseSamples(topic, weights, (id) => textsOf.get(id))
+        })
+      )
+      const named = yield* name(projectId, toName, stored?.named ?? [], tally)
+      const labels = new Map(model.topics.map((topic) => [topic.id, topic.label] as const))
+      for (const topic of named) labels.set(topic.id, topic.label)
+      const ids = new Set(model.topics.map((topic) => topic.id))
+      for (const topic of previous) {
+        if (!ids.has(topic.id)) continue
+        for (const member of topic.members) if (!topicOf.has(member)) topicOf.set(member, topic.id)
+      }
+      const inWindow = new Set(threads.map((thread) => thread.id))
+      const asked = (stored?.declined ?? []).filter((id) => inWindow.has(id))
+      const askedSet = new Set(asked)
+      const unplaced = threads.filter(
+        (thread) => !topicOf.has(thread.id) && !askedSet.has(thread.id) && thread.texts.length > 0
+      )
+      const offered = model.topics.map((topic) => ({
+        id: topic.id,
+        label: labels.get(topic.id) ?? topic.label,
+        keywords: topic.terms.map((term) => term.term)
+      }))
+      const { placed, declined } = yield* place(projectId, offered, unplaced, tally)
+      for (const [thread, topic] of placed) topicOf.set(thread, topic)
+      return { labels, named, declined: [...declined, ...asked].slice(0, MODEL_BOUNDS.declinedMax) }
+    })
+
+  /**
+   * Between full runs, the topics model places the threads no topic's words
+   * fit, choosing among the project's topics; those it says fit none are
+   * remembered, so that the next full run does not ask about them again.
+   */
+  const assistPlacement = <Stored extends ModelMemory & { readonly topics: ReadonlyArray<{ readonly id: string }> }>(
+    projectId: string,
+    model: Stored,
+    unplaced: ReadonlyArray<ThreadToPlace>,
+    tally: ModelTally
+  ) =>
+    Effect.gen(function* () {
+      const inModel = new Set(model.topics.map((topic) => topic.id))
+      const offered = (yield* repo.labels(projectId)).filter((topic) => inModel.has(topic.id))
+      const { placed, declined } = yield* place(projectId, offered, unplaced, tally)
+      if (placed.size > 0)
+        yield* repo.assign(
+          projectId,
+          [...placed].map(([id, topic]) => ({ id, topic }))
+        )
+      if (declined.length > 0) {
+        const remembered = [...declined, ...(model.declined ?? [])].slice(0, MODEL_BOUNDS.declinedMax)
+        yield* repo.setModel(projectId, JSON.stringify({ ...model, declined: remembered }))
+      }
+    })
+
+  return { configured: namer.configured, assistRun, assistPlacement } as const
 })

@@ -26,12 +26,11 @@ import {
   type PreviousTopic,
   placementIndex,
   placeThread,
-  type TopicModel,
   type TopicThread,
   toPlacementModel
 } from "./Clustering.js"
-import { emptyTally, type ModelTally, type ThreadToPlace, TopicModelAssist, type TopicToName } from "./ModelAssist.js"
-import { chooseSamples, MODEL_BOUNDS } from "./Naming.js"
+import { emptyTally, type ModelTally, type ThreadToPlace, TopicModelAssist } from "./ModelAssist.js"
+import { MODEL_BOUNDS } from "./Naming.js"
 import { clusterInWorker, TopicWorkerPath } from "./TopicCompute.js"
 import { type Assignment, type Position, type TopicProject, TopicsRepo, type WindowThread } from "./TopicsRepo.js"
 
@@ -127,56 +126,9 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
         return { threads, previous: topics }
       })
 
-    /**
-     * A full run's model steps (a topics model configured): names for its
-     * topics, and topics for the threads the grouping left in none: the one
-     * they had (a model placement that lasts while its topic does), else the
-     * model's choice. Fills `topicOf`; answers the labels and what to store
-     * for the next run.
-     */
-    const assistRun = (
-      projectId: string,
-      model: TopicModel,
-      threads: ReadonlyArray<TopicThread>,
-      previous: ReadonlyArray<PreviousTopic>,
-      topicOf: Map<string, string>,
-      tally: ModelTally
-    ) =>
-      Effect.gen(function* () {
-        const stored = Option.getOrUndefined(Option.flatMap(yield* repo.model(projectId), decodeModel))
-        const textsOf = new Map(threads.map((thread) => [thread.id, thread.texts] as const))
-        const { weights } = placementIndex(model)
-        const toName = model.topics.map(
-          (topic): TopicToName => ({
-            id: topic.id,
-            members: topic.members,
-            keywords: topic.terms.map((term) => term.term),
-            samples: () => chooseSamples(topic, weights, (id) => textsOf.get(id))
-          })
-        )
-        const named = yield* assist.name(projectId, toName, stored?.named ?? [], tally)
-        const labels = new Map(model.topics.map((topic) => [topic.id, topic.label] as const))
-        for (const topic of named) labels.set(topic.id, topic.label)
-        const ids = new Set(model.topics.map((topic) => topic.id))
-        for (const topic of previous) {
-          if (!ids.has(topic.id)) continue
-          for (const member of topic.members) if (!topicOf.has(member)) topicOf.set(member, topic.id)
-        }
-        const inWindow = new Set(threads.map((thread) => thread.id))
-        const asked = (stored?.declined ?? []).filter((id) => inWindow.has(id))
-        const askedSet = new Set(asked)
-        const unplaced = threads.filter(
-          (thread) => !topicOf.has(thread.id) && !askedSet.has(thread.id) && thread.texts.length > 0
-        )
-        const offered = model.topics.map((topic) => ({
-          id: topic.id,
-          label: labels.get(topic.id) ?? topic.label,
-          keywords: topic.terms.map((term) => term.term)
-        }))
-        const { placed, declined } = yield* assist.place(projectId, offered, unplaced, tally)
-        for (const [thread, topic] of placed) topicOf.set(thread, topic)
-        return { labels, named, declined: [...declined, ...asked].slice(0, MODEL_BOUNDS.declinedMax) }
-      })
+    /** The project's placement model as the last full run stored it (undefined: none, or unreadable). */
+    const storedModel = (projectId: string) =>
+      Effect.map(repo.model(projectId), (raw) => Option.getOrUndefined(Option.flatMap(raw, decodeModel)))
 
     /** Groups the window's threads from scratch and stores the topics, each thread's topic and the placement model. */
     const fullRun = (project: TopicProject, at: Date) =>
@@ -196,7 +148,15 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
         for (const topic of model.topics) for (const member of topic.members) topicOf.set(member, topic.id)
         const tally = emptyTally()
         const assisted = assist.configured
-          ? yield* assistRun(project.id, model, threads, previous, topicOf, tally)
+          ? yield* assist.assistRun(
+              project.id,
+              yield* storedModel(project.id),
+              model,
+              threads,
+              previous,
+              topicOf,
+              tally
+            )
           : undefined
         const modelled = performance.now()
         const stored: StoredModel = {
@@ -234,41 +194,13 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
       })
 
     /**
-     * Between full runs, the topics model places the threads no topic's words
-     * fit, choosing among the project's topics; those it says fit none are
-     * remembered, so that the next full run does not ask about them again.
-     */
-    const assistPlacement = (
-      projectId: string,
-      model: StoredModel,
-      unplaced: ReadonlyArray<ThreadToPlace>,
-      tally: ModelTally
-    ) =>
-      Effect.gen(function* () {
-        const inModel = new Set(model.topics.map((topic) => topic.id))
-        const offered = (yield* repo.labels(projectId)).filter((topic) => inModel.has(topic.id))
-        const { placed, declined } = yield* assist.place(projectId, offered, unplaced, tally)
-        if (placed.size > 0)
-          yield* repo.assign(
-            projectId,
-            [...placed].map(([id, topic]) => ({ id, topic }))
-          )
-        if (declined.length > 0) {
-          const remembered = [...declined, ...(model.declined ?? [])].slice(0, MODEL_BOUNDS.declinedMax)
-          yield* repo.setModel(projectId, JSON.stringify({ ...model, declined: remembered }))
-        }
-      })
-
-    /**
      * Places the threads started since the last placed one (and at least
      * TOPICS_SETTLE_SECONDS ago), then says whether a full run is due.
      */
     const placeNew = (project: TopicProject, at: Date) =>
       Effect.gen(function* () {
         const started = performance.now()
-        const model: StoredModel | undefined = Option.getOrUndefined(
-          Option.flatMap(yield* repo.model(project.id), decodeModel)
-        )
+        const model = yield* storedModel(project.id)
         const loaded = performance.now()
         const tally = emptyTally()
         if (model === undefined || project.window_to === null || project.placed_at === null) {
@@ -301,7 +233,7 @@ export class TopicJob extends Effect.Service<TopicJob>()("svc/TopicJob", {
           yield* yieldToEventLoop
           if (rows.length < PAGE) break
         }
-        if (assist.configured && unplaced.length > 0) yield* assistPlacement(project.id, model, unplaced, tally)
+        if (assist.configured && unplaced.length > 0) yield* assist.assistPlacement(project.id, model, unplaced, tally)
         const since = yield* repo.placedSince(project.id, project.window_to, cursor)
         const change = measureChange(
           model,

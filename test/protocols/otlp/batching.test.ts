@@ -11,24 +11,12 @@ import * as Redacted from "effect/Redacted"
 import pg from "pg"
 import { beforeAll, describe, expect, it } from "vitest"
 import { call, createProject, stores, useGateway } from "../../support/layers.js"
-import { exportOf, jsonSpan, postJson, traceIdOf } from "./otlp.js"
+import { chatSpan, exportOf, FAULTY_MODEL, jsonSpan, postJson, traceIdOf, whileRunsRefused } from "./otlp.js"
 
 /** Trace `trace`: an agent span and a model call under it (one run). */
 const traceSpans = (trace: number, model = "gpt-4o-mini") => [
   jsonSpan({ trace, span: 1, name: `agent ${trace}` }),
-  jsonSpan({
-    trace,
-    span: 2,
-    parent: 1,
-    name: "chat gpt-4o-mini",
-    attributes: {
-      "gen_ai.operation.name": "chat",
-      "gen_ai.provider.name": "openai",
-      "gen_ai.request.model": model,
-      "gen_ai.usage.input_tokens": 10,
-      "gen_ai.usage.output_tokens": 5
-    }
-  })
+  chatSpan(trace, { model, name: "chat gpt-4o-mini" })
 ]
 
 /** The gateway's figures of new-trace statements and the exports they carried. */
@@ -188,18 +176,10 @@ describe.each(stores)("exports batched under load ($name)", (storeUnderTest) => 
     "writes a failed batch again one export at a time: only the faulty export fails",
     async () => {
       // A fault in one export's run: the runs table refuses this model's run.
-      await gateway.current.sql(`CREATE FUNCTION refuse_faulty_run() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.model_id = 'faulty-model' THEN RAISE EXCEPTION 'injected fault'; END IF;
-          RETURN NEW;
-        END $$`)
-      await gateway.current.sql(
-        "CREATE TRIGGER refuse_faulty_run BEFORE INSERT ON runs FOR EACH ROW EXECUTE FUNCTION refuse_faulty_run()"
-      )
-      try {
+      await whileRunsRefused(gateway.current, async () => {
         const held = await heldBehind(
           FIVE.map((i) => exportOf(traceSpans(6010 + i))),
-          [exportOf(traceSpans(6001)), exportOf(traceSpans(6002)), exportOf(traceSpans(6003, "faulty-model"))]
+          [exportOf(traceSpans(6001)), exportOf(traceSpans(6002)), exportOf(traceSpans(6003, FAULTY_MODEL))]
         )
         expect(held.replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 500])
         for (const reply of held.replies.slice(0, 7)) expect(reply.text).toBe("{}")
@@ -212,10 +192,7 @@ describe.each(stores)("exports batched under load ($name)", (storeUnderTest) => 
         expect(new Map(stored.map((row) => [row.trace_id, Number(row.n)]))).toEqual(
           new Map([6001, 6002].map((trace) => [traceIdOf(trace), 2]))
         )
-      } finally {
-        await gateway.current.sql("DROP TRIGGER refuse_faulty_run ON runs")
-        await gateway.current.sql("DROP FUNCTION refuse_faulty_run()")
-      }
+      })
     }
   )
 })

@@ -17,26 +17,11 @@ import {
   useGateway
 } from "../../support/layers.js"
 import { spawnGateway } from "../../support/process.js"
-import { exportOf, jsonSpan, postJson, spanIdOf, traceIdOf } from "./otlp.js"
+import { chatSpan, exportOf, FAULTY_MODEL, jsonSpan, postJson, spanIdOf, traceIdOf, whileRunsRefused } from "./otlp.js"
 
 /** A model-call span (OpenTelemetry GenAI) of trace `trace`, which becomes one run. */
 const chatExport = (trace: number, model: string) =>
-  exportOf([
-    jsonSpan({ trace, span: 1, name: "agent" }),
-    jsonSpan({
-      trace,
-      span: 2,
-      parent: 1,
-      name: `chat ${model}`,
-      attributes: {
-        "gen_ai.operation.name": "chat",
-        "gen_ai.provider.name": "openai",
-        "gen_ai.request.model": model,
-        "gen_ai.usage.input_tokens": 10,
-        "gen_ai.usage.output_tokens": 5
-      }
-    })
-  ])
+  exportOf([jsonSpan({ trace, span: 1, name: "agent" }), chatSpan(trace, { model })])
 
 const runsOf = async (baseUrl: string, apiKey: string, trace: number) => {
   const list = await call(baseUrl, "GET", `/v1/projects/runs?trace_id=${traceIdOf(trace)}`, {
@@ -59,27 +44,16 @@ describe.each(stores)("spans and their runs, one unit ($name)", (storeUnderTest)
 
   it("stores no span when making its run fails, and both when the export is sent again", async () => {
     // A fault in the run step: the runs table refuses this model's run.
-    await gateway.current.sql(`CREATE FUNCTION refuse_run() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.model_id = 'faulty-model' THEN RAISE EXCEPTION 'injected fault'; END IF;
-        RETURN NEW;
-      END $$`)
-    await gateway.current.sql(
-      "CREATE TRIGGER refuse_run BEFORE INSERT ON runs FOR EACH ROW EXECUTE FUNCTION refuse_run()"
-    )
-    const body = chatExport(1, "faulty-model")
-    try {
+    const body = chatExport(1, FAULTY_MODEL)
+    await whileRunsRefused(gateway.current, async () => {
       const failed = await postJson(base(), apiKey, body)
       expect(failed.status, failed.text).toBe(500)
       expect((await read(`/traces/${traceIdOf(1)}`)).status).toBe(404)
-    } finally {
-      await gateway.current.sql("DROP TRIGGER refuse_run ON runs")
-      await gateway.current.sql("DROP FUNCTION refuse_run()")
-    }
+    })
     const retried = await postJson(base(), apiKey, body)
     expect(retried.status, retried.text).toBe(200)
     const runs = await runsOf(base(), apiKey, 1)
-    expect(runs.map((run) => [run.span_id, run.model_id])).toEqual([[spanIdOf(2), "faulty-model"]])
+    expect(runs.map((run) => [run.span_id, run.model_id])).toEqual([[spanIdOf(2), FAULTY_MODEL]])
     const trace = await read(`/traces/${traceIdOf(1)}`)
     expect(trace.body.spans.map((span: { run_id: string | null }) => span.run_id)).toEqual([null, runs[0]?.id])
   })

@@ -9,20 +9,11 @@
  */
 import { beforeAll, describe, expect, it } from "vitest"
 import { call, createProject, type Reply, stores, useGateway } from "../../support/layers.js"
-import { exportOf, jsonSpan, postJson, spanIdOf, T0, traceIdOf } from "./otlp.js"
+import { chatSpan, exportOf, jsonSpan, postJson, spanIdOf, T0, traceIdOf } from "./otlp.js"
 
 const chat = (trace: number) =>
-  jsonSpan({
-    trace,
-    span: 2,
-    parent: 1,
-    name: "chat gpt-4o-mini",
+  chatSpan(trace, {
     attributes: {
-      "gen_ai.operation.name": "chat",
-      "gen_ai.provider.name": "openai",
-      "gen_ai.request.model": "gpt-4o-mini",
-      "gen_ai.usage.input_tokens": 10,
-      "gen_ai.usage.output_tokens": 5,
       "gen_ai.output.messages": JSON.stringify([
         { role: "assistant", parts: [{ type: "tool_call", id: "call_1", name: "search", arguments: { q: "x" } }] }
       ])

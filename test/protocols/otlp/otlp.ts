@@ -4,7 +4,7 @@
  * declarations, checked against the stock exporters in exporters.test.ts).
  */
 import { ExportTraceServiceRequest, ExportTraceServiceResponse } from "../../../protocols/otlp/Proto.js"
-import { call, type Reply } from "../../support/layers.js"
+import { call, type Gateway, type Reply } from "../../support/layers.js"
 
 export const hex = (value: number | bigint, bytes: number) => value.toString(16).padStart(bytes * 2, "0")
 export const traceIdOf = (n: number) => hex(BigInt(n) + 0x5b8e0000000000000000000000000000n, 16)
@@ -69,6 +69,55 @@ export const jsonSpan = (spec: SpanSpec) => {
       attributes: attributes(event.attributes)
     })),
     status: { code: spec.status ?? 0, ...(spec.statusMessage === undefined ? {} : { message: spec.statusMessage }) }
+  }
+}
+
+/**
+ * Trace `trace`'s model call (OpenTelemetry GenAI, span 2 under span 1),
+ * which becomes one run: 10 tokens in, 5 out. Named "chat <model>" unless
+ * `name` says otherwise; `attributes` go after the call's own.
+ */
+export const chatSpan = (
+  trace: number,
+  options: { readonly model?: string; readonly name?: string; readonly attributes?: Record<string, unknown> } = {}
+) => {
+  const model = options.model ?? "gpt-4o-mini"
+  return jsonSpan({
+    trace,
+    span: 2,
+    parent: 1,
+    name: options.name ?? `chat ${model}`,
+    attributes: {
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": model,
+      "gen_ai.usage.input_tokens": 10,
+      "gen_ai.usage.output_tokens": 5,
+      ...options.attributes
+    }
+  })
+}
+
+/** The model whose runs the store refuses inside `whileRunsRefused`. */
+export const FAULTY_MODEL = "faulty-model"
+
+/**
+ * Runs `body` while the runs table refuses FAULTY_MODEL's runs (a trigger
+ * raising 'injected fault' before the insert): a fault in the run step of
+ * an export. The trigger is gone after, whether `body` passed or not.
+ */
+export const whileRunsRefused = async <A>(gateway: Gateway, body: () => Promise<A>): Promise<A> => {
+  await gateway.sql(`CREATE FUNCTION refuse_run() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.model_id = '${FAULTY_MODEL}' THEN RAISE EXCEPTION 'injected fault'; END IF;
+      RETURN NEW;
+    END $$`)
+  await gateway.sql("CREATE TRIGGER refuse_run BEFORE INSERT ON runs FOR EACH ROW EXECUTE FUNCTION refuse_run()")
+  try {
+    return await body()
+  } finally {
+    await gateway.sql("DROP TRIGGER refuse_run ON runs")
+    await gateway.sql("DROP FUNCTION refuse_run()")
   }
 }
 

@@ -16,16 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeCorpus, type Subject } from "../../../bench/lib/topics-corpus.js"
 import { excerpt, MODEL_BOUNDS } from "../../../src/topics/Naming.js"
 import { asProject, runJob } from "../../support/helpers.js"
-import {
-  admin,
-  asUser,
-  createProject,
-  type Gateway,
-  stores,
-  type UserClient,
-  useGateway
-} from "../../support/layers.js"
+import { asUser, createProject, type Gateway, stores, type UserClient, useGateway } from "../../support/layers.js"
 import { responseObject } from "./openai-response.js"
+import { postThreads, setTopicCeiling, type TopicBody, topicList } from "./topics-fixtures.js"
 
 const MODEL = "topics-test-model"
 const API_KEY = "sk-topics-test-key-0123456789"
@@ -157,37 +150,8 @@ afterAll(
     })
 )
 
-interface TopicBody {
-  id: string
-  label: string
-  keywords: Array<string>
-  thread_count: number
-}
-
-const user = (text: string) => ({ role: "user", content: [{ type: "text", text }] })
-
-/** Posts threads of user messages (and an answer after each); thread id → its user texts. */
-const seed = async (client: UserClient, threads: ReadonlyArray<ReadonlyArray<string>>) => {
-  const ids: Array<string> = []
-  const one = async (texts: ReadonlyArray<string>) => {
-    const made = await client("POST", "/threads", { body: { last_message_at: new Date().toISOString() } })
-    expect(made.status, made.text).toBe(201)
-    const threadId = made.body.thread_id as string
-    let parent: string | null = null
-    for (const text of texts) {
-      for (const content of [user(text), { role: "assistant", content: [{ type: "text", text: "Sure." }] }]) {
-        const reply = await client("POST", `/threads/${threadId}/messages`, {
-          body: { parent_id: parent, format: "svc/v0", content }
-        })
-        expect(reply.status, reply.text).toBe(201)
-        parent = reply.body.message_id as string
-      }
-    }
-    return threadId
-  }
-  for (let i = 0; i < threads.length; i += 8) ids.push(...(await Promise.all(threads.slice(i, i + 8).map(one))))
-  return ids
-}
+/** The answer after each user message of the threads posted. */
+const ANSWER = "Sure."
 
 const OCELOT = [
   "How often should I feed my pet ocelot?",
@@ -219,11 +183,7 @@ describe.each(stores)("topics named and placed by a model ($name)", (storeUnderT
   let alice: UserClient
   const subjectOf = new Map<string, Subject>()
 
-  const topics = async (key = apiKey): Promise<Array<TopicBody>> => {
-    const reply = await asProject(gateway, key)("/topics")
-    expect(reply.status, reply.text).toBe(200)
-    return reply.body.topics as Array<TopicBody>
-  }
+  const topics = async (key = apiKey): Promise<Array<TopicBody>> => (await topicList(gateway, key)).topics
   /** Each thread's topic, from the project API's thread list (one page holds the project's threads). */
   const topicIds = async (): Promise<Map<string, string | null>> => {
     const reply = await asProject(gateway, apiKey)("/threads?limit=100")
@@ -232,10 +192,7 @@ describe.each(stores)("topics named and placed by a model ($name)", (storeUnderT
     expect(rows.length).toBeLessThan(100)
     return new Map(rows.map((row) => [row.id, row.topic_id] as const))
   }
-  const setCeiling = async (project: string, value: number) => {
-    const reply = await admin(gateway)("PUT", `/projects/${project}/topic-ceiling`, { value })
-    expect(reply.status, reply.text).toBe(200)
-  }
+  const setCeiling = (project: string, value: number) => setTopicCeiling(gateway, project, value)
   /**
    * A pass of the job, after `before` (which makes a full run due: a new
    * ceiling, or the clock moved past TOPICS_REFRESH_HOURS): what it did, and
@@ -264,9 +221,10 @@ describe.each(stores)("topics named and placed by a model ($name)", (storeUnderT
     apiKey = project.api_key
     alice = asUser(gateway, apiKey, "alice", "ws-topics")
     const corpus = makeCorpus({ perCell: 5, languages: ["en"], seed: 21, offTopic: 0 })
-    const ids = await seed(
+    const ids = await postThreads(
       alice,
-      corpus.map((thread) => thread.texts)
+      corpus.map((thread) => thread.texts),
+      ANSWER
     )
     corpus.forEach((thread, i) => {
       subjectOf.set(ids[i] ?? "", thread.subject)
@@ -276,9 +234,10 @@ describe.each(stores)("topics named and placed by a model ($name)", (storeUnderT
     const other = await createProject(gateway, "topics-model-other")
     otherId = other.project_id
     otherKey = other.api_key
-    await seed(
+    await postThreads(
       asUser(gateway, otherKey, "bob", "ws-other"),
-      OCELOT.map((text) => [text])
+      OCELOT.map((text) => [text]),
+      ANSWER
     )
     for (const text of OCELOT) {
       fake.sampleSubject.set(excerpt([text], MODEL_BOUNDS.sampleChars), "ocelot")
@@ -343,7 +302,7 @@ describe.each(stores)("topics named and placed by a model ($name)", (storeUnderT
   }, 120_000)
 
   it("places a thread in another language in its subject's topic, offering this project's topics only", async () => {
-    const [chinese, russian] = await seed(alice, [[CHINESE_BILLING], [RUSSIAN_WEATHER]])
+    const [chinese, russian] = await postThreads(alice, [[CHINESE_BILLING], [RUSSIAN_WEATHER]], ANSWER)
     const list = await topics()
     const before = fake.calls.length
     const run = await runJob(gateway, "topics")

@@ -11,64 +11,30 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { beforeAll, describe, expect, it } from "vitest"
 import { type LabelledThread, makeCorpus } from "../../../bench/lib/topics-corpus.js"
 import { asProject, expectError, runJob } from "../../support/helpers.js"
-import {
-  admin,
-  asUser,
-  createProject,
-  type Gateway,
-  stores,
-  type UserClient,
-  useGateway
-} from "../../support/layers.js"
-
-interface TopicBody {
-  id: string
-  label: string
-  keywords: Array<string>
-  thread_count: number
-  daily: Array<{ date: string; threads: number }>
-  sample_threads: Array<{ id: string; title: string | null; last_message_at: string }>
-}
-interface TopicListBody {
-  topics: Array<TopicBody>
-  computed_at: string | null
-  window_from: string
-  window_to: string
-  ceiling: number
-  unassigned: number
-}
-
-const user = (text: string) => ({ role: "user", content: [{ type: "text", text }] })
-const assistant = (text: string) => ({ role: "assistant", content: [{ type: "text", text }] })
+import { asUser, createProject, type Gateway, stores, type UserClient, useGateway } from "../../support/layers.js"
+import { postThreads, setTopicCeiling, topicList } from "./topics-fixtures.js"
 
 /**
- * Posts the corpus's threads (user messages, an answer after each) a few at a
- * time; gateway id → subject (and, in `texts` when given, → its user messages).
+ * Posts the corpus's threads (user messages, an answer after each); gateway
+ * id → subject (and, in `texts` when given, → its user messages).
  */
 const seed = async (
   client: UserClient,
   corpus: ReadonlyArray<LabelledThread>,
   texts?: Map<string, ReadonlyArray<string>>
 ) => {
+  const ids = await postThreads(
+    client,
+    corpus.map((thread) => thread.texts),
+    "Sure, here is what I found."
+  )
   const subjects = new Map<string, string>()
-  const one = async (thread: LabelledThread) => {
-    const made = await client("POST", "/threads", { body: { last_message_at: new Date().toISOString() } })
-    expect(made.status, made.text).toBe(201)
-    const threadId = made.body.thread_id as string
-    let parent: string | null = null
-    for (const text of thread.texts) {
-      for (const content of [user(text), assistant("Sure, here is what I found.")]) {
-        const reply = await client("POST", `/threads/${threadId}/messages`, {
-          body: { parent_id: parent, format: "svc/v0", content }
-        })
-        expect(reply.status, reply.text).toBe(201)
-        parent = reply.body.message_id as string
-      }
-    }
+  ids.forEach((threadId, i) => {
+    const thread = corpus[i]
+    if (thread === undefined) return
     subjects.set(threadId, `${thread.language}:${thread.subject}`)
     texts?.set(threadId, thread.texts)
-  }
-  for (let i = 0; i < corpus.length; i += 8) await Promise.all(corpus.slice(i, i + 8).map(one))
+  })
   return subjects
 }
 
@@ -85,15 +51,8 @@ describe.each(stores)("topics ($name)", (storeUnderTest) => {
   let other: { project_id: string; api_key: string }
   let otherThreads: Set<string>
 
-  const topics = async (key = apiKey): Promise<TopicListBody> => {
-    const reply = await asProject(gateway, key)("/topics")
-    expect(reply.status, reply.text).toBe(200)
-    return reply.body as TopicListBody
-  }
-  const setCeiling = async (value: number) => {
-    const reply = await admin(gateway)("PUT", `/projects/${projectId}/topic-ceiling`, { value })
-    expect(reply.status, reply.text).toBe(200)
-  }
+  const topics = (key = apiKey) => topicList(gateway, key)
+  const setCeiling = (value: number) => setTopicCeiling(gateway, projectId, value)
   /** Every thread of a topic, walked in pages of `limit`. */
   const topicThreads = async (topicId: string, limit = 7) => {
     const ids: Array<string> = []
@@ -203,16 +162,7 @@ describe.each(stores)("topics ($name)", (storeUnderTest) => {
       .slice(0, 8)
       .map((text) => text.toLowerCase())
     expect(words.length).toBeGreaterThan(0)
-    const made = await alice("POST", "/threads", { body: { last_message_at: new Date().toISOString() } })
-    const threadId = made.body.thread_id as string
-    let parent: string | null = null
-    for (const text of words) {
-      const reply = await alice("POST", `/threads/${threadId}/messages`, {
-        body: { parent_id: parent, format: "svc/v0", content: user(text) }
-      })
-      expect(reply.status, reply.text).toBe(201)
-      parent = reply.body.message_id as string
-    }
+    const [threadId] = await postThreads(alice, [words])
     const run = await runJob(gateway, "topics")
     expect(run.details.threads_placed).toBe(1)
     expect(run.details.projects_grouped).toBe(0)
