@@ -78,6 +78,8 @@ export interface GatewayProcess {
   child: Child | undefined
   readonly dataDir: string
   readonly logFile: string
+  /** When the running process was started (Date.now()). */
+  startedAt: number | undefined
 }
 
 export interface Cluster {
@@ -145,6 +147,8 @@ ${gateways.map((g) => `  server ${g.name} 127.0.0.1:${g.port} check`).join("\n")
 
 export const startCluster = async (options: {
   readonly gatewayEnv: Readonly<Record<string, string>>
+  /** Node's flags for the gateways (the soak's `--trace-gc`). */
+  readonly nodeArgs?: ReadonlyArray<string>
   readonly gateways: number
 }): Promise<Cluster> => {
   ensureDebianPackage("haproxy", "haproxy")
@@ -261,16 +265,18 @@ export const startCluster = async (options: {
         port: await freePort(),
         dataDir,
         logFile: join(dataDir, "gateway.log"),
-        child: undefined
+        child: undefined,
+        startedAt: undefined
       })
     }
     const startGateway = async (index: number) => {
       const g = gateways[index]
       if (g === undefined) throw new Error(`no gateway ${index}`)
+      g.startedAt = Date.now()
       g.child = spawnChild({
         name: g.name,
         command: process.execPath,
-        args: ["bin/gateway.mjs"],
+        args: [...(options.nodeArgs ?? []), "bin/gateway.mjs"],
         cwd: ROOT,
         env: {
           ...childEnv(),
