@@ -57,7 +57,10 @@ const DRAINS = new Set(["webhooks"])
  */
 const gatewayMemory = async (
   port: number
-): Promise<{ heapMb: number; heapTotalMb: number | undefined; externalMb: number | undefined } | undefined> => {
+): Promise<
+  | { heapMb: number; heapTotalMb: number | undefined; externalMb: number | undefined; connections: number | undefined }
+  | undefined
+> => {
   try {
     const response = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(2000) })
     const lines = (await response.text()).split("\n")
@@ -68,7 +71,15 @@ const gatewayMemory = async (
     const heapMb = mb("nodejs_heap_size_used_bytes")
     return heapMb === undefined
       ? undefined
-      : { heapMb, heapTotalMb: mb("nodejs_heap_size_total_bytes"), externalMb: mb("nodejs_external_memory_bytes") }
+      : {
+          heapMb,
+          heapTotalMb: mb("nodejs_heap_size_total_bytes"),
+          externalMb: mb("nodejs_external_memory_bytes"),
+          // The pool's connections, idle and busy (the memory each holds comes and goes with them).
+          connections: lines
+            .filter((l) => l.startsWith("svc_db_pool_connections{"))
+            .reduce((sum, l) => sum + Number(l.split(" ")[1] ?? 0), 0)
+        }
   } catch {
     return undefined
   }
@@ -186,6 +197,7 @@ const main = async () => {
       heapMb: number | undefined
       heapTotalMb: number | undefined
       externalMb: number | undefined
+      connections: number | undefined
     }> = []
     const jobSamples: Array<JobSample> = []
     /** Soak clock of each operation not sent (the client's MAX_IN_FLIGHT requests on the wire). */
@@ -215,7 +227,8 @@ const main = async () => {
                 rssMb: mb,
                 heapMb: figures?.heapMb,
                 heapTotalMb: figures?.heapTotalMb,
-                externalMb: figures?.externalMb
+                externalMb: figures?.externalMb,
+                connections: figures?.connections
               })
             }
           }
@@ -578,7 +591,13 @@ const main = async () => {
         /** Every minute's median resident size, MB. */
         rss_by_minute_mb: byMinute(samples, (m) => m.rssMb),
         heap_total_by_minute_mb: byMinute(samples, (m) => m.heapTotalMb),
-        external_by_minute_mb: byMinute(samples, (m) => m.externalMb)
+        external_by_minute_mb: byMinute(samples, (m) => m.externalMb),
+        pool_connections_by_minute: byMinute(samples, (m) => m.connections),
+        /** Every minute's live heap: the least a full collection left in it, MB. */
+        live_by_minute_mb: Array.from({ length: Math.ceil(SECONDS / 60) }, (_, minute) => {
+          const live = liveOf(collections.filter((x) => x.at >= minute * 60_000 && x.at < (minute + 1) * 60_000))
+          return live ?? null
+        })
       }
     })
     const notSentOutside = notSentAt.filter((at) => !windows.some((w) => at >= w.from && at <= w.to)).length
@@ -728,7 +747,7 @@ const main = async () => {
       )
     for (const m of memoryReport)
       console.log(
-        `  ${m.gateway}${m.restarted ? " (restarted)" : ""}: live heap ${m.live_from_mb} MB from ${m.from_s} s, ${m.live_end_mb} MB in the last 2 minutes (${m.full_collections} full collections); heap floor ${m.heap_floor_from_mb} MB from ${m.from_s} s, ${m.heap_floor_end_mb} MB in the last minute; RSS ${m.rss_from_mb} MB at ${m.from_s} s, ${m.rss_end_mb} MB at ${m.end_s} s; by minute: RSS ${m.rss_by_minute_mb.join(" ")}, heap reserved ${m.heap_total_by_minute_mb.join(" ")}, outside the heap ${m.external_by_minute_mb.join(" ")}`
+        `  ${m.gateway}${m.restarted ? " (restarted)" : ""}: live heap ${m.live_from_mb} MB from ${m.from_s} s, ${m.live_end_mb} MB in the last 2 minutes (${m.full_collections} full collections); heap floor ${m.heap_floor_from_mb} MB from ${m.from_s} s, ${m.heap_floor_end_mb} MB in the last minute; RSS ${m.rss_from_mb} MB at ${m.from_s} s, ${m.rss_end_mb} MB at ${m.end_s} s; by minute: live heap ${m.live_by_minute_mb.join(" ")}, RSS ${m.rss_by_minute_mb.join(" ")}, heap reserved ${m.heap_total_by_minute_mb.join(" ")}, outside the heap ${m.external_by_minute_mb.join(" ")}, pool connections ${m.pool_connections_by_minute.join(" ")}`
       )
     console.log(
       `  writes: ${Object.entries(writes)
