@@ -43,11 +43,11 @@ export interface ClaimedDelivery {
   readonly retry_until: Date
 }
 
-/** What an attempt leads to: done, tried again at `at`, or given up. */
+/** What an attempt leads to, as the delivery's status: done, tried again at `at`, or given up. */
 export type AttemptResult =
-  | { readonly _tag: "Delivered" }
-  | { readonly _tag: "Retry"; readonly at: Date }
-  | { readonly _tag: "Failed" }
+  | { readonly status: "delivered" }
+  | { readonly status: "pending"; readonly at: Date }
+  | { readonly status: "failed" }
 
 /** An attempt on a claimed delivery (`at`: when it ended), with what follows from it. */
 export interface RecordedAttempt {
@@ -169,9 +169,9 @@ export class OutboxRepo extends Effect.Service<OutboxRepo>()("svc/OutboxRepo", {
             project_id,
             id,
             entry,
-            status: result._tag === "Delivered" ? "delivered" : result._tag === "Failed" ? "failed" : "pending",
-            next_attempt_at: result._tag === "Retry" ? result.at.toISOString() : null,
-            finished_at: result._tag === "Retry" ? null : at.toISOString()
+            status: result.status,
+            next_attempt_at: result.status === "pending" ? result.at.toISOString() : null,
+            finished_at: result.status === "pending" ? null : at.toISOString()
           }))
         )}::jsonb) AS k(project_id text, id text, entry jsonb, status text, next_attempt_at timestamptz,
           finished_at timestamptz)

@@ -48,10 +48,10 @@ export class WebhookJob extends Effect.Service<WebhookJob>()("svc/WebhookJob", {
         const next = at + webhookBackoff(item.attempts + 1)
         const result: AttemptResult =
           outcome.error === null
-            ? { _tag: "Delivered" }
+            ? { status: "delivered" }
             : next > item.retry_until.getTime()
-              ? { _tag: "Failed" }
-              : { _tag: "Retry", at: new Date(next) }
+              ? { status: "failed" }
+              : { status: "pending", at: new Date(next) }
         const recorded: RecordedAttempt = {
           project_id: item.project_id,
           id: item.id,
@@ -83,12 +83,7 @@ export class WebhookJob extends Effect.Service<WebhookJob>()("svc/WebhookJob", {
       })
       const send = (item: ClaimedDelivery) =>
         Effect.flatMap(attempt(item), (recorded) => {
-          const kind =
-            recorded.result._tag === "Delivered"
-              ? "delivered"
-              : recorded.result._tag === "Failed"
-                ? "failed"
-                : "retried"
+          const kind = recorded.result.status === "pending" ? "retried" : recorded.result.status
           details[kind] = (details[kind] ?? 0) + 1
           ended.push({ item, recorded })
           return ended.length >= RECORDED_AT_ONCE ? record : Effect.void
@@ -129,7 +124,8 @@ export class WebhookJob extends Effect.Service<WebhookJob>()("svc/WebhookJob", {
       const result: JobResult = {
         items: (details.delivered ?? 0) + (details.retried ?? 0) + (details.failed ?? 0),
         details,
-        more
+        // At its deadline with nothing left pending (due or not), the pass needs no round of its own at once.
+        more: more && details.pending > 0
       }
       return result
     }).pipe(Effect.withSpan("WebhookJob.pass"))
