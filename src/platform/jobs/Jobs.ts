@@ -115,7 +115,9 @@ const runOnce = (job: Job, pass: Effect.Effect<JobResult, LeaseLost>) =>
     }
     // A lost lease is not the job's failure: this gateway stalled (its store or its event loop) past the lease.
     if (Option.isSome(lost)) yield* Effect.logWarning(`job ${job.name} stopped: ${run.error}`)
-    else yield* Effect.logError(`job ${job.name} failed`, outcome)
+    // The cause as the line's cause (its failures, pretty-printed), not the Exit as a message: a webhooks pass cut by
+    // an outage is a Parallel of its 32 sends, which as JSON was a ~10 KB line of nested interruptions.
+    else yield* Effect.logError(`job ${job.name} failed`, outcome.cause)
     return { run, more: false }
   })
 

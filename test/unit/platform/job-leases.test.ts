@@ -19,6 +19,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import { type Job, JobList, Jobs, layerWith } from "../../../src/platform/jobs/Jobs.js"
@@ -211,6 +212,38 @@ describe.each(stores)("job leases ($name)", (storeUnderTest) => {
           SELECT next_run_at, last_finished_at, runs::int AS runs FROM jobs WHERE name = ${name}`
         expect(after?.runs).toBe(4)
         expect((after?.next_run_at.getTime() ?? 0) - (after?.last_finished_at.getTime() ?? 0)).toBe(60_000)
+      }),
+    30_000
+  )
+  it.scoped(
+    "a pass that dies in 32 concurrent sends logs one short line with its defects, not the Exit's nested causes",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.parse("2030-01-01T00:00:00Z"))
+        // What a webhooks pass cut by an outage ends with: sends dying, the rest interrupted, in one Parallel cause.
+        const job: Job = {
+          name: "outage",
+          intervalMs: 60_000,
+          run: Effect.forEach(
+            Array.from({ length: 32 }, (_, i) => i),
+            (i) => (i < 2 ? Effect.die(new Error("Failed to acquire connection")) : Effect.never),
+            { concurrency: 32, discard: true }
+          ).pipe(Effect.as({ items: 0, details: {} }))
+        }
+        const lines: Array<string> = []
+        const capture = Logger.map(Logger.jsonLogger, (line) => {
+          lines.push(line)
+        })
+        const gateway = yield* runner(job)
+        yield* gateway.tick().pipe(Effect.provide(Logger.replace(Logger.defaultLogger, capture)))
+        const failed = lines.filter((line) => line.includes("job outage failed"))
+        expect(failed).toHaveLength(1)
+        const entry = JSON.parse(failed[0] ?? "{}") as { message?: unknown; cause?: unknown; logLevel?: unknown }
+        expect(entry).toMatchObject({ message: "job outage failed", logLevel: "ERROR" })
+        expect(String(entry.cause)).toContain("Failed to acquire connection")
+        expect(failed[0]).not.toContain('"_tag":"Parallel"')
+        expect(failed[0]?.length).toBeLessThan(4000)
+        expect((yield* row("outage"))?.last_error).toContain("Failed to acquire connection")
       }),
     30_000
   )
