@@ -3,7 +3,7 @@
  * instance made with initdb in a temporary folder on a port of its own (so
  * that it can be restarted without touching the machine's server), PgBouncer
  * in transaction mode in front of it (scripts/pgbouncer.sh), three gateways
- * (`node bin/gateway.mjs`, the built gateway) reaching the database through
+ * (`node dist/main.js`, the built gateway, built first when stale) reaching the database through
  * PgBouncer, and HAProxy balancing them with health checks on /readyz.
  * HAProxy and PgBouncer are Debian's, installed when missing. Everything is
  * stopped by `stop()`, and by the process's exit and signal handlers.
@@ -153,6 +153,12 @@ export const startCluster = async (options: {
 }): Promise<Cluster> => {
   ensureDebianPackage("haproxy", "haproxy")
   ensureDebianPackage("pgbouncer", "pgbouncer")
+  // Built once here, and the gateways run dist/main.js (what bin/gateway.mjs imports once dist/ is current): a
+  // gateway restarted during the soak after a source was edited must not rebuild dist/ under the others.
+  execFileSync(process.execPath, ["-e", 'import("./scripts/build.mjs").then((b) => b.ensureBuilt())'], {
+    cwd: ROOT,
+    stdio: "inherit"
+  })
   const dir = mkdtempSync(join(tmpdir(), "svc-soak-"))
   chmodSync(dir, 0o755)
   const pgDir = join(dir, "pg")
@@ -276,7 +282,7 @@ export const startCluster = async (options: {
       g.child = spawnChild({
         name: g.name,
         command: process.execPath,
-        args: [...(options.nodeArgs ?? []), "bin/gateway.mjs"],
+        args: [...(options.nodeArgs ?? []), "dist/main.js"],
         cwd: ROOT,
         env: {
           ...childEnv(),

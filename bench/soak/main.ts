@@ -15,7 +15,8 @@
  * soak, else 10), SOAK_GRACE_SECONDS (10: after a fault's end, still its
  * window), SOAK_DRAIN_SECONDS (45: the longest wait for webhook deliveries
  * at the end), SOAK_LOAD_FRACTION (0.8), SOAK_KEEP=1 keeps the folder with
- * every log.
+ * every log, SOAK_HEAP_SNAPSHOTS (soak seconds: the first gateway writes a
+ * heap snapshot at each, into bench/results/heap/).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -32,6 +33,11 @@ const RAMP_STEP = Number(process.env.SOAK_RAMP_STEP_SECONDS ?? (SHORT ? 3 : 10))
 const GRACE_MS = Number(process.env.SOAK_GRACE_SECONDS ?? 10) * 1000
 const DRAIN_MS = Number(process.env.SOAK_DRAIN_SECONDS ?? 45) * 1000
 const FRACTION = Number(process.env.SOAK_LOAD_FRACTION ?? 0.8)
+/** Soak seconds at which the first gateway writes a heap snapshot (SOAK_HEAP_SNAPSHOTS="140,210,290"), to see what its heap holds. */
+const SNAPSHOTS = (process.env.SOAK_HEAP_SNAPSHOTS ?? "")
+  .split(",")
+  .filter((s) => s.trim() !== "")
+  .map(Number)
 /** Memory is compared from here (minute 2; 20 s into a run shorter than 3 minutes). */
 const MEMORY_FROM_MS = SECONDS >= 180 ? 120_000 : 20_000
 /** Requests on the wire at once, at most (operations waiting to send again are not counted). */
@@ -105,7 +111,10 @@ interface JobSample {
   }>
 }
 
+const SNAPSHOT_DIR = join(RESULTS, "heap")
+
 const main = async () => {
+  if (SNAPSHOTS.length > 0) mkdirSync(SNAPSHOT_DIR, { recursive: true })
   const epoch = Date.now()
   const clock = () => Date.now() - epoch
   let cluster: Cluster | undefined
@@ -124,7 +133,10 @@ const main = async () => {
     cluster = await startCluster({
       gateways: 3,
       // Each full collection's heap before and after, on the gateways' stdout: the live heap (section 7).
-      nodeArgs: ["--trace-gc"],
+      nodeArgs: [
+        "--trace-gc",
+        ...(SNAPSHOTS.length > 0 ? ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${SNAPSHOT_DIR}`] : [])
+      ],
       gatewayEnv: {
         LOG_LEVEL: "warn",
         JOBS_POLL_SECONDS: "1",
@@ -305,6 +317,16 @@ const main = async () => {
       }
     })()
 
+    const snapshots = (async () => {
+      for (const at of SNAPSHOTS) {
+        await sleep(Math.max(0, soakStart + at * 1000 - clock()))
+        const pid = c.gateways[0]?.child?.pid
+        if (pid === undefined) continue
+        process.kill(pid, "SIGUSR2")
+        log(`${at} s: ${c.gateways[0]?.name} (pid ${pid}) writes a heap snapshot into ${SNAPSHOT_DIR}`)
+      }
+    })()
+
     let nextAnonymous = soakStart
     let lastLog = soakStart
     while (clock() < soakEnd) {
@@ -326,6 +348,7 @@ const main = async () => {
     }
     await faultRunner
     await watches
+    await snapshots
     log(`soak over; waiting for ${pending.size} operations in flight`)
     await Promise.all([...pending])
     const soakAttempts = client.attempts.slice(firstAttempt)
@@ -687,7 +710,7 @@ const main = async () => {
       soak_seconds: SECONDS,
       setup_seconds: round(setupSeconds),
       topology:
-        "PostgreSQL (own initdb) <- PgBouncer (transaction) <- 3 gateways (node bin/gateway.mjs) <- HAProxy (/readyz checks)",
+        "PostgreSQL (own initdb) <- PgBouncer (transaction) <- 3 gateways (node dist/main.js) <- HAProxy (/readyz checks)",
       gateway_env: { LOG_LEVEL: "warn", JOBS_POLL_SECONDS: 1, job_periods_s: JOB_PERIODS },
       ramp,
       max_ops_per_s: maxRate,
