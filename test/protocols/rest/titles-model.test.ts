@@ -63,7 +63,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * 50 ms. `sent` counts the bytes written in those.
  */
 const fakeOpenAi = () => {
-  const state: { mode: Mode; received: Array<Received>; sent: number } = { mode: "ok", received: [], sent: 0 }
+  const state: {
+    mode: Mode
+    received: Array<Received>
+    sent: number
+    /**
+     * When set, the model stops after its second delta until this settles (the client has read text), at most
+     * 10 s; `heldUntilRead` tells which came first. So a stream's chunks do not depend on when a busy machine
+     * lets the client read: what it reads before the rest is even sent proves the gateway streamed it.
+     */
+    hold?: Promise<void> | undefined
+    heldUntilRead?: boolean | undefined
+  } = { mode: "ok", received: [], sent: 0 }
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Array<Buffer> = []
     req.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -116,7 +127,7 @@ const fakeOpenAi = () => {
         res.end()
         return
       }
-      for (const delta of DELTAS[mode]) {
+      for (const [index, delta] of DELTAS[mode].entries()) {
         await sleep(30)
         send({
           type: "response.output_text.delta",
@@ -126,6 +137,8 @@ const fakeOpenAi = () => {
           delta,
           logprobs: []
         })
+        if (index === 1 && state.hold !== undefined)
+          state.heldUntilRead = await Promise.race([state.hold.then(() => true), sleep(10_000).then(() => false)])
       }
       if (mode === "cut-after-first-delta" || mode === "cut-before-first-delta") {
         await sleep(30)
@@ -148,7 +161,8 @@ const readChunks = async (
   baseUrl: string,
   apiKey: string,
   threadId: string,
-  messages: ReadonlyArray<unknown>
+  messages: ReadonlyArray<unknown>,
+  onText?: () => void
 ): Promise<{ status: number; contentType: string | null; chunks: Array<string>; error?: unknown }> => {
   const reply = await fetch(`${baseUrl}/v1/runs/stream`, {
     method: "POST",
@@ -170,6 +184,7 @@ const readChunks = async (
       const { done, value } = await reader.read()
       if (done) break
       chunks.push(decoder.decode(value, { stream: true }))
+      if (chunks.join("").trim() !== "") onText?.()
     }
   } catch (error) {
     return { status: reply.status, contentType: reply.headers.get("content-type"), chunks, error }
@@ -214,14 +229,29 @@ describe.each(stores)("thread titles from a model ($name)", (storeUnderTest) => 
   it("streams the model's title in several chunks, cleaned, and stores it", async () => {
     fake.state.mode = "ok"
     fake.state.received = []
+    let read = () => {}
+    fake.state.hold = new Promise<void>((resolve) => {
+      read = resolve
+    })
+    fake.state.heldUntilRead = undefined
     const thread = await newThread(alice)
-    const result = await readChunks(gateway.baseUrl, project.api_key, thread, [
-      userText("I forgot my password and the reset email never arrives"),
-      { role: "assistant", content: "Check your spam folder first." }
-    ])
+    const result = await readChunks(
+      gateway.baseUrl,
+      project.api_key,
+      thread,
+      [
+        userText("I forgot my password and the reset email never arrives"),
+        { role: "assistant", content: "Check your spam folder first." }
+      ],
+      () => read()
+    ).finally(() => {
+      fake.state.hold = undefined
+    })
     expect(result.status).toBe(200)
     expect(result.contentType).toBe("text/plain; charset=utf-8")
     expect(result.error).toBeUndefined()
+    // The client read the title's first words while the model had not sent the rest: streamed, not buffered.
+    expect(fake.state.heldUntilRead).toBe(true)
     expect(result.chunks.length, JSON.stringify(result.chunks)).toBeGreaterThan(1)
     const title = result.chunks.join("").trim()
     expect(title).toBe("Resetting a forgotten password")
