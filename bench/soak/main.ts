@@ -595,7 +595,11 @@ const main = async () => {
       const firstLive = compared
         ? liveOf(collections.filter((x) => x.at >= base.at && x.at < base.at + 120_000))
         : undefined
-      const lastLive = compared ? liveOf(collections.filter((x) => x.at > last.at - 120_000)) : undefined
+      // The last two minutes, never before the compared start: a shorter run's would reach back to the gateways'
+      // start (a 60 s run read their first collection, 29.6 MB, as every gateway's end).
+      const lastLive = compared
+        ? liveOf(collections.filter((x) => x.at >= base.at && x.at > last.at - 120_000))
+        : undefined
       const growth = firstLive === undefined || lastLive === undefined ? null : (lastLive - firstLive) / firstLive
       return {
         gateway: g.name,
