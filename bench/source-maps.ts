@@ -22,8 +22,10 @@ import { join } from "node:path"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { createDatabase } from "./lib/db.js"
+import { memoryMb } from "./lib/gateway-process.js"
 import { freePort, killAllNow, spawnChild } from "./lib/proc.js"
 import { ROOT } from "./lib/settings.js"
+import { median } from "./lib/stats.js"
 
 const RUNS = Number(process.env.BENCH_SOURCE_MAPS_RUNS ?? 6)
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -89,15 +91,11 @@ const start = async (url: string, sourceMaps: boolean) => {
     }
     const ms = performance.now() - started
     for (let i = 0; i < 200; i++) await (await fetch(`http://127.0.0.1:${port}/healthz`)).arrayBuffer()
-    const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
-    const rssKb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN)
-    return { ms, rssMb: Math.round(rssKb / 1024) }
+    return { ms, rssMb: memoryMb(child.pid, "VmRSS") }
   } finally {
     await child.stop(10_000)
   }
 }
-
-const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 
 const main = async () => {
   execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs")], { stdio: "inherit" })
